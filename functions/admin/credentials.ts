@@ -1,0 +1,104 @@
+import { authCache } from '../../shared/auth/authenticate';
+import { config } from '../../shared/config';
+import { credentials } from '../../shared/db/credentials';
+import { operators } from '../../shared/db/operators';
+import { ConflictError, NotFoundError } from '../../shared/http/errors';
+import { created, ok, route } from '../../shared/http/route';
+import { successResult, uuid } from '../../shared/schemas/common';
+import {
+  createApiKeyBody,
+  createdApiKey,
+  createOperatorBody,
+  operator,
+  sessionToken,
+} from '../../shared/schemas/organization';
+import { z } from '../../shared/schemas/zod';
+
+export const createApiKey = route({
+  method: 'POST',
+  path: '/api/admin/organizations/{orgId}/api-keys',
+  operationId: 'createApiKey',
+  summary: 'Create an API key',
+  description:
+    'The `key` is returned only in this response; only its SHA-256 is stored. A key with no scopes is unrestricted.',
+  tag: 'Provisioning',
+  callers: ['platform'],
+  params: z.strictObject({ orgId: uuid }),
+  body: createApiKeyBody,
+  response: { status: 201, schema: createdApiKey, description: 'The new key, with its secret shown once' },
+  errors: [404],
+  handle: async ({ params, body }) => {
+    const key = await credentials.createApiKey(params.orgId, {
+      name: body.name,
+      scopes: [...new Set(body.scopes)],
+    });
+    if (!key) throw new NotFoundError('Organization not found');
+    return created(key);
+  },
+});
+
+export const revokeApiKey = route({
+  method: 'DELETE',
+  path: '/api/admin/organizations/{orgId}/api-keys/{keyId}',
+  operationId: 'revokeApiKey',
+  summary: 'Revoke an API key',
+  description: 'The key is rejected (401) from then on. Revoking it again is 404.',
+  tag: 'Provisioning',
+  callers: ['platform'],
+  params: z.strictObject({ orgId: uuid, keyId: uuid }),
+  response: { status: 200, schema: successResult, description: 'Revoked' },
+  errors: [404],
+  handle: async ({ params }) => {
+    const revoked = await credentials.revokeApiKey(params.orgId, params.keyId);
+    if (!revoked) throw new NotFoundError('API key not found');
+    authCache.forgetCredential(params.keyId);
+    return ok({ success: true });
+  },
+});
+
+export const createOperator = route({
+  method: 'POST',
+  path: '/api/admin/organizations/{orgId}/operators',
+  operationId: 'createOperator',
+  summary: 'Create an operator',
+  description: 'E-mail addresses are unique within an organization (409 otherwise).',
+  tag: 'Provisioning',
+  callers: ['platform'],
+  params: z.strictObject({ orgId: uuid }),
+  body: createOperatorBody,
+  response: { status: 201, schema: operator, description: 'The new operator' },
+  errors: [404, 409],
+  handle: async ({ params, body }) => {
+    const result = await operators.create(params.orgId, { ...body, email: body.email.toLowerCase() });
+    if (!result.ok && result.reason === 'organization_missing')
+      throw new NotFoundError('Organization not found');
+    if (!result.ok)
+      throw new ConflictError('An operator with this e-mail already exists', { field: 'email' });
+    return created(result.operator);
+  },
+});
+
+export const createOperatorSession = route({
+  method: 'POST',
+  path: '/api/admin/organizations/{orgId}/operators/{operatorId}/sessions',
+  operationId: 'createOperatorSession',
+  summary: 'Create an operator session',
+  description: `Stands in for dashboard login. The session token carries the operator's role and expires after ${config.operatorSessionTtlHours} hours.`,
+  tag: 'Provisioning',
+  callers: ['platform'],
+  params: z.strictObject({ orgId: uuid, operatorId: uuid }),
+  response: { status: 201, schema: sessionToken, description: 'The session token, shown once' },
+  errors: [404],
+  handle: async ({ params }) => {
+    const found = await operators.get(params.orgId, params.operatorId);
+    if (!found) throw new NotFoundError('Operator not found');
+    return created(
+      await credentials.createOperatorSession(
+        params.orgId,
+        found.id,
+        found.role,
+        config.operatorSessionTtlHours,
+      ),
+    );
+  },
+});

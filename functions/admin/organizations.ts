@@ -1,0 +1,104 @@
+import { authCache } from '../../shared/auth/authenticate';
+import { organizations } from '../../shared/db/organizations';
+import { NotFoundError, ValidationError } from '../../shared/http/errors';
+import { created, ok, route } from '../../shared/http/route';
+import { uuid } from '../../shared/schemas/common';
+import {
+  createOrganizationBody,
+  organization,
+  updateOrganizationBody,
+} from '../../shared/schemas/organization';
+import { z } from '../../shared/schemas/zod';
+
+const orgParams = z.strictObject({ orgId: uuid });
+
+function checkDefaultLocale(locales: readonly string[], defaultLocale: string): void {
+  if (!locales.includes(defaultLocale)) {
+    throw ValidationError.field(
+      'defaultLocale',
+      `defaultLocale must be one of the organization's locales (${locales.join(', ')})`,
+    );
+  }
+}
+
+export const createOrganization = route({
+  method: 'POST',
+  path: '/api/admin/organizations',
+  operationId: 'createOrganization',
+  summary: 'Create an organization',
+  description:
+    'Locales default to `["en"]` (or to `[defaultLocale]` when only that is given); `defaultLocale` defaults to the first locale and must be one of them. The response carries the public widget key.',
+  tag: 'Provisioning',
+  callers: ['platform'],
+  body: createOrganizationBody,
+  response: { status: 201, schema: organization, description: 'The new organization' },
+  handle: async ({ body }) => {
+    const locales = [...new Set(body.locales ?? [body.defaultLocale ?? 'en'])];
+    const defaultLocale = body.defaultLocale ?? locales[0] ?? 'en';
+    checkDefaultLocale(locales, defaultLocale);
+    return created(
+      await organizations.create({
+        name: body.name,
+        modules: [...new Set(body.modules ?? [])],
+        locales,
+        defaultLocale,
+        historyWindowDays: body.historyWindowDays ?? null,
+      }),
+    );
+  },
+});
+
+export const getOrganization = route({
+  method: 'GET',
+  path: '/api/admin/organizations/{orgId}',
+  operationId: 'getOrganization',
+  summary: 'Get an organization',
+  tag: 'Provisioning',
+  callers: ['platform'],
+  params: orgParams,
+  response: {
+    status: 200,
+    schema: organization,
+    description: 'The organization (its only secret-like field is the public widget key)',
+  },
+  errors: [404],
+  handle: async ({ params }) => {
+    const found = await organizations.get(params.orgId);
+    if (!found) throw new NotFoundError('Organization not found');
+    return ok(found);
+  },
+});
+
+export const updateOrganization = route({
+  method: 'PATCH',
+  path: '/api/admin/organizations/{orgId}',
+  operationId: 'updateOrganization',
+  summary: 'Update an organization',
+  description:
+    'Writes only the fields present. `chatbot` is merged field by field. Credentials cached by warm instances see the change within the auth cache TTL (10 s).',
+  tag: 'Provisioning',
+  callers: ['platform'],
+  params: orgParams,
+  body: updateOrganizationBody,
+  response: { status: 200, schema: organization, description: 'The organization after the change' },
+  errors: [404],
+  handle: async ({ params, body }) => {
+    const current = await organizations.get(params.orgId);
+    if (!current) throw new NotFoundError('Organization not found');
+    const locales = body.locales ? [...new Set(body.locales)] : current.locales;
+    const defaultLocale =
+      body.defaultLocale ??
+      (locales.includes(current.defaultLocale) ? current.defaultLocale : (locales[0] ?? 'en'));
+    checkDefaultLocale(locales, defaultLocale);
+    const updated = await organizations.update(params.orgId, {
+      ...body,
+      ...(body.modules ? { modules: [...new Set(body.modules)] } : {}),
+      locales,
+      defaultLocale,
+      chatbot: body.chatbot ? { ...current.chatbot, ...body.chatbot } : undefined,
+    });
+    if (!updated) throw new NotFoundError('Organization not found');
+    authCache.forgetOrganization(params.orgId);
+    return ok(updated);
+  },
+});

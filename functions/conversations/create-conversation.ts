@@ -1,0 +1,42 @@
+import { type ConversationAuthor, conversations } from '../../shared/db/conversations';
+import { visitors } from '../../shared/db/visitors';
+import { ValidationError } from '../../shared/http/errors';
+import { created, route } from '../../shared/http/route';
+import { sanitizeText } from '../../shared/sanitize/text';
+import { conversation, createConversationBody } from '../../shared/schemas/conversation';
+
+export const createConversation = route({
+  method: 'POST',
+  path: '/api/conversations',
+  operationId: 'createConversation',
+  summary: 'Start a conversation',
+  description:
+    'Visitors start their own conversation (source `widget`); API keys and operators name the visitor with `visitorId` (source `api`). The optional `message` becomes the first message: an operator session writes it as the operator (and is assigned the conversation), a visitor or an API key as the visitor. Content is sanitized to text.',
+  tag: 'Conversations',
+  scope: 'conversations:write',
+  callers: ['apiKey', 'operator', 'visitor'],
+  body: createConversationBody,
+  response: { status: 201, schema: conversation, description: 'The new conversation' },
+  handle: async ({ caller, body }) => {
+    let visitorId = body.visitorId;
+    if (caller.kind === 'visitor') {
+      if (visitorId !== undefined && visitorId !== caller.visitorId) {
+        throw ValidationError.field('visitorId', 'Visitors can only start conversations for themselves');
+      }
+      visitorId = caller.visitorId;
+    }
+    if (visitorId === undefined) throw ValidationError.field('visitorId', 'visitorId is required');
+    const visitor = await visitors.get(caller.orgId, visitorId);
+    if (!visitor) throw ValidationError.field('visitorId', 'No such visitor in this organization');
+    if (body.message !== undefined && sanitizeText(body.message) === '') {
+      throw ValidationError.field('message', 'The message has no text once sanitized');
+    }
+    const author: ConversationAuthor =
+      caller.kind === 'visitor'
+        ? { kind: 'visitor', visitorId: caller.visitorId }
+        : caller.kind === 'operator'
+          ? { kind: 'operator', operatorId: caller.operatorId }
+          : { kind: 'apiKey' };
+    return created(await conversations.create(caller.orgId, author, visitor, body));
+  },
+});

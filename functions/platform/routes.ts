@@ -1,0 +1,3 @@
+import { getHealth, getOpenApi, getReference } from './service-documents';
+
+export const platformRoutes = [getHealth, getOpenApi, getReference];

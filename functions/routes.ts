@@ -1,0 +1,48 @@
+import type { AnyRoute } from '../shared/http/route';
+import { adminRoutes } from './admin/routes';
+import { conversationRoutes } from './conversations/routes';
+import { identityRoutes } from './identity/routes';
+import { platformRoutes } from './platform/routes';
+import { widgetRoutes } from './widget/routes';
+
+export interface RouteGroup {
+  /** Also the folder name: the group's Lambda entry is `functions/<name>/handler.ts`. */
+  name: string;
+  description: string;
+  routes: readonly AnyRoute[];
+}
+
+let table: readonly RouteGroup[] | undefined;
+
+/**
+ * The route table: every endpoint of the API, grouped by the Lambda function that serves it.
+ * A function (not a constant) because the platform group reads the whole table to serve the
+ * OpenAPI document and its 404/405 answers, and imports this module in return.
+ */
+export function routeTable(): readonly RouteGroup[] {
+  table ??= [
+    {
+      name: 'platform',
+      description: 'health, OpenAPI document, API reference, 404/405 answers',
+      routes: platformRoutes,
+    },
+    {
+      name: 'admin',
+      description: 'platform administration: organizations, API keys, operators, sessions',
+      routes: adminRoutes,
+    },
+    { name: 'widget', description: 'widget visitor bootstrap', routes: widgetRoutes },
+    { name: 'identity', description: 'the caller itself (GET /api/me)', routes: identityRoutes },
+    { name: 'conversations', description: 'conversations', routes: conversationRoutes },
+  ];
+  return table;
+}
+
+/** The group whose function answers requests no route matches (API Gateway's `ANY` fallbacks). */
+export const fallbackGroup = 'platform';
+
+export const groupEntry = (name: string): string => `functions/${name}/handler.ts`;
+
+export function allRoutes(): readonly AnyRoute[] {
+  return routeTable().flatMap((group) => group.routes);
+}

@@ -1,0 +1,3 @@
+import { createVisitor } from './create-visitor';
+
+export const widgetRoutes = [createVisitor];

@@ -1,0 +1,103 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Duration } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import type { BucketDefinition, QueueDefinition } from '../../shared/resources';
+
+export const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Read by `shared/config.ts`. */
+const TABLE_ENV = 'TABLE_NAME';
+
+/**
+ * Transactions need no action of their own: IAM checks each Put/Update/Delete inside them, plus
+ * ConditionCheckItem. Explicit lists keep `dynamodb:*`-style wildcards out of every policy.
+ */
+const tableActions = {
+  read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
+  readWrite: [
+    'dynamodb:GetItem',
+    'dynamodb:BatchGetItem',
+    'dynamodb:Query',
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+    'dynamodb:DeleteItem',
+    'dynamodb:ConditionCheckItem',
+  ],
+} as const;
+
+const bucketActions = {
+  read: ['s3:GetObject'],
+  write: ['s3:PutObject'],
+  readWrite: ['s3:GetObject', 's3:PutObject'],
+} as const;
+
+export interface ServiceFunctionProps extends NodejsFunctionProps {
+  /** Relative to the project root, e.g. `functions/admin/handler.ts`. */
+  entry: string;
+}
+
+/** A Lambda function with the service's runtime, bundling and logging defaults. */
+export class ServiceFunction extends NodejsFunction {
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    const logGroup =
+      props.logGroup ?? new LogGroup(scope, `${id}Logs`, { retention: RetentionDays.ONE_MONTH });
+    super(scope, id, {
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: 512,
+      // API Gateway's integration timeout: a longer-running API function would only be cut off.
+      timeout: Duration.seconds(29),
+      tracing: Tracing.ACTIVE,
+      handler: 'handler',
+      projectRoot,
+      depsLockFilePath: join(projectRoot, 'package-lock.json'),
+      ...props,
+      entry: join(projectRoot, props.entry),
+      logGroup,
+      bundling: {
+        minify: true,
+        format: OutputFormat.ESM,
+        target: 'node22',
+        sourceMap: false,
+        externalModules: ['@aws-sdk/*'],
+        mainFields: ['module', 'main'],
+        // Some CommonJS dependencies call require(); an ESM bundle has none unless we make one.
+        banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+        ...props.bundling,
+      },
+    });
+  }
+
+  bindTable(table: ITable, access: 'read' | 'readWrite'): this {
+    this.addToRolePolicy(
+      new PolicyStatement({
+        actions: [...tableActions[access]],
+        resources: [table.tableArn, `${table.tableArn}/index/*`],
+      }),
+    );
+    this.addEnvironment(TABLE_ENV, table.tableName);
+    return this;
+  }
+
+  bindQueue(queue: IQueue, definition: QueueDefinition): this {
+    queue.grantSendMessages(this);
+    this.addEnvironment(definition.envVar, queue.queueUrl);
+    return this;
+  }
+
+  bindBucket(bucket: IBucket, definition: BucketDefinition, access: keyof typeof bucketActions): this {
+    this.addToRolePolicy(
+      new PolicyStatement({ actions: [...bucketActions[access]], resources: [bucket.arnForObjects('*')] }),
+    );
+    this.addEnvironment(definition.envVar, bucket.bucketName);
+    return this;
+  }
+}

@@ -1,0 +1,106 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { pathToFileURL } from 'node:url';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { fallbackGroup, groupEntry, routeTable } from '../../functions/routes';
+import { compileTemplates } from '../../shared/http/router';
+import type { ApiHandler } from '../../shared/http/stack';
+import { lambdaContext, toProxyEvent } from './lambda-event';
+
+/** API Gateway's own payload ceiling; the functions enforce the API's 256 KiB limit themselves. */
+const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
+
+async function loadHandlers(root: URL): Promise<Map<string, ApiHandler>> {
+  const handlers = new Map<string, ApiHandler>();
+  for (const group of routeTable()) {
+    const module = (await import(new URL(groupEntry(group.name), root).href)) as { handler: ApiHandler };
+    handlers.set(group.name, module.handler);
+  }
+  return handlers;
+}
+
+function readBody(request: IncomingMessage): Promise<Buffer | 'too_large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= GATEWAY_MAX_BODY) chunks.push(chunk);
+    });
+    request.on('end', () => resolve(size > GATEWAY_MAX_BODY ? 'too_large' : Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+function send(response: ServerResponse, result: APIGatewayProxyResult): void {
+  const headers: Record<string, string | number | boolean> = {};
+  for (const [name, value] of Object.entries(result.headers ?? {})) {
+    if (value !== undefined) headers[name] = value;
+  }
+  const body = result.isBase64Encoded
+    ? Buffer.from(result.body, 'base64')
+    : Buffer.from(result.body ?? '', 'utf8');
+  response.writeHead(result.statusCode, { ...headers, 'Content-Length': body.length });
+  response.end(body);
+}
+
+/**
+ * The local API Gateway: matches the path against the route table's templates as API Gateway
+ * would, builds the REST proxy event and invokes the one handler of the route's group, as
+ * deployed. Unmatched methods and paths go to the fallback group, like the `ANY` and `{proxy+}`
+ * integrations in CDK.
+ */
+export async function startGateway(
+  port: number,
+  root: URL = pathToFileURL(`${process.cwd()}/`),
+): Promise<Server> {
+  const handlers = await loadHandlers(root);
+  const groupOf = new Map<string, string>();
+  for (const group of routeTable())
+    for (const route of group.routes) groupOf.set(`${route.method} ${route.path}`, group.name);
+  const templates = compileTemplates(
+    routeTable().flatMap((group) => group.routes.map((route) => route.path)),
+  );
+
+  const server = createServer(async (request, response) => {
+    try {
+      const url = new URL(request.url ?? '/', 'http://localhost');
+      const body = await readBody(request);
+      if (body === 'too_large') {
+        send(response, {
+          statusCode: 413,
+          body: JSON.stringify({ message: 'Request Too Long' }),
+          headers: { 'Content-Type': 'application/json' },
+        });
+        return;
+      }
+      const match = templates.match(
+        url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname,
+      );
+      const resource = match?.template ?? '/{proxy+}';
+      const group = groupOf.get(`${request.method} ${resource}`) ?? fallbackGroup;
+      const handler = handlers.get(group);
+      if (!handler) throw new Error(`no handler for group ${group}`);
+      const event = toProxyEvent({
+        request,
+        url,
+        body,
+        resource,
+        pathParameters: match ? match.params : { proxy: url.pathname.slice(1) },
+      });
+      send(response, await handler(event, lambdaContext(`local-${group}`)));
+    } catch (error) {
+      // Only a gateway bug lands here; the functions answer every error themselves.
+      console.error('local gateway error', error);
+      send(response, {
+        statusCode: 502,
+        body: JSON.stringify({ message: 'Internal server error' }),
+        headers: { 'Content-Type': 'application/json' },
+      });
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  return server;
+}

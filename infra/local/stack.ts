@@ -1,0 +1,119 @@
+import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import { mintPlatformToken } from '../../shared/auth/tokens';
+import { createBuckets, createQueues, createTable } from './bootstrap';
+import { type Progress, type RunningEmulator, startDynamoDb, startSes, startSqsAndS3 } from './emulators';
+import type { DemoCredentials } from './seed';
+
+export interface LocalStackOptions {
+  port: number;
+  dataDir?: string | undefined;
+  seedDemo: boolean;
+  platformAdminToken?: string | undefined;
+  /** Extra environment for the functions (rate limits, schedules…); wins over defaults. */
+  env?: Record<string, string>;
+  progress?: Progress;
+}
+
+export interface LocalStack {
+  baseUrl: string;
+  platformAdminToken: string;
+  demo: DemoCredentials | undefined;
+  endpoints: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+const TABLE_NAME = 'conversation-service-local';
+const RESOURCE_PREFIX = 'conversation-service-local';
+
+/**
+ * The whole service on one machine: emulators (or endpoints you run yourself, via the SDK's
+ * AWS_ENDPOINT_URL_* variables), the table, queues and buckets from the deployed definitions,
+ * the local API Gateway over the real handlers, and the demo seed.
+ */
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const progress = options.progress ?? (() => undefined);
+  const started: RunningEmulator[] = [];
+  const stopAll = async () => {
+    for (const emulator of started.reverse()) await emulator.stop().catch(() => undefined);
+  };
+  try {
+    const endpoint = async (variable: string, start: () => Promise<RunningEmulator>): Promise<string> => {
+      const given = process.env[variable];
+      if (given) {
+        progress(`using ${variable}=${given}`);
+        return given;
+      }
+      const t0 = Date.now();
+      const emulator = await start();
+      started.push(emulator);
+      progress(`${emulator.name} ready at ${emulator.endpoint} (${Date.now() - t0} ms)`);
+      return emulator.endpoint;
+    };
+    // Fake credentials: the SDK signs requests, the emulators do not check them.
+    process.env.AWS_REGION ??= 'us-east-1';
+    process.env.AWS_ACCESS_KEY_ID ??= 'local';
+    process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
+
+    const [dynamodb, sqsAndS3, ses] = await Promise.all([
+      endpoint('AWS_ENDPOINT_URL_DYNAMODB', () => startDynamoDb(options.dataDir)),
+      process.env.AWS_ENDPOINT_URL_SQS && process.env.AWS_ENDPOINT_URL_S3
+        ? Promise.resolve('')
+        : endpoint('__FAUXQS', startSqsAndS3),
+      endpoint('AWS_ENDPOINT_URL_SESV2', startSes),
+    ]);
+    const sqs = process.env.AWS_ENDPOINT_URL_SQS || sqsAndS3;
+    const s3 = process.env.AWS_ENDPOINT_URL_S3 || sqsAndS3;
+
+    await createTable(dynamodb, TABLE_NAME);
+    const queueEnv = await createQueues(sqs, RESOURCE_PREFIX);
+    const bucketEnv = await createBuckets(s3, RESOURCE_PREFIX);
+    progress('table, queues (with dead-letter queues) and buckets ready');
+
+    const platformAdminToken = options.platformAdminToken || mintPlatformToken();
+    Object.assign(process.env, {
+      AWS_ENDPOINT_URL_DYNAMODB: dynamodb,
+      AWS_ENDPOINT_URL_SQS: sqs,
+      AWS_ENDPOINT_URL_S3: s3,
+      AWS_ENDPOINT_URL_SESV2: ses,
+      TABLE_NAME,
+      PLATFORM_ADMIN_TOKEN: platformAdminToken,
+      CURSOR_SIGNING_KEY: process.env.CURSOR_SIGNING_KEY ?? randomBytes(32).toString('base64url'),
+      POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
+      ...queueEnv,
+      ...bucketEnv,
+      ...options.env,
+    });
+
+    // Imported only now: functions read their configuration once, at load.
+    const { startGateway } = await import('./gateway');
+    const server: Server = await startGateway(options.port);
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : options.port;
+    progress(`API listening on http://127.0.0.1:${port}`);
+
+    let demo: DemoCredentials | undefined;
+    if (options.seedDemo) {
+      const { seedDemo } = await import('./seed');
+      demo = await seedDemo();
+      progress('demo organization seeded');
+    }
+
+    return {
+      baseUrl: `http://127.0.0.1:${port}`,
+      platformAdminToken,
+      demo,
+      endpoints: { dynamodb, sqs, s3, ses },
+      stop: async () => {
+        await new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        });
+        await stopAll();
+      },
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}

@@ -1,0 +1,260 @@
+import { CfnOutput, CfnParameter, Duration, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
+import {
+  AccessLogFormat,
+  type IResource,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  Resource,
+  ResponseType,
+  RestApi,
+} from 'aws-cdk-lib/aws-apigateway';
+import { Alarm, ComparisonOperator, type Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { AttributeType, Billing, StreamViewType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { fallbackGroup, groupEntry, routeTable } from '../../functions/routes';
+import packageJson from '../../package.json' with { type: 'json' };
+import { tableDefinition } from '../../shared/db/table';
+import { bucketDefinitions, deadLetterName, queueDefinitions } from '../../shared/resources';
+import { ServiceFunction } from '../constructs/service-function';
+
+type QueueName = (typeof queueDefinitions)[number]['name'];
+type BucketName = (typeof bucketDefinitions)[number]['name'];
+
+/** Tag on every route-group function, so tests and operators can tell them from CDK helper functions. */
+export const ROUTE_GROUP_TAG = 'service:route-group';
+
+/**
+ * Queues and buckets a route group uses, granted and wired by env var. Every API group also gets
+ * read-write on the table (auth records rate-limit windows). No group reads a queue or bucket yet:
+ * add it here when it does, e.g. `conversations: { queues: ['pdf-jobs'], buckets: [['exports', 'read']] }`.
+ */
+const groupNeeds: Partial<
+  Record<
+    string,
+    { queues?: readonly QueueName[]; buckets?: readonly [BucketName, 'read' | 'write' | 'readWrite'][] }
+  >
+> = {};
+
+/** API Gateway's own errors, in the contract's envelope. */
+const gatewayErrors: readonly [ResponseType, string, string?][] = [
+  [ResponseType.DEFAULT_4XX, 'BAD_REQUEST'],
+  [ResponseType.DEFAULT_5XX, 'INTERNAL_ERROR'],
+  [ResponseType.THROTTLED, 'RATE_LIMITED'],
+  [ResponseType.QUOTA_EXCEEDED, 'RATE_LIMITED'],
+  [ResponseType.ACCESS_DENIED, 'FORBIDDEN'],
+  [ResponseType.REQUEST_TOO_LARGE, 'PAYLOAD_TOO_LARGE'],
+  [ResponseType.UNSUPPORTED_MEDIA_TYPE, 'UNSUPPORTED_MEDIA_TYPE'],
+  // Without an authorizer this only means "no such resource" (the proxies should catch those first).
+  [ResponseType.MISSING_AUTHENTICATION_TOKEN, 'NOT_FOUND', '404'],
+  [ResponseType.INTEGRATION_TIMEOUT, 'SERVICE_UNAVAILABLE'],
+];
+
+export interface ServiceStackProps extends StackProps {
+  rateLimitPerMinute?: number;
+  authCacheTtlMs?: number;
+}
+
+const pascal = (name: string): string =>
+  name.replace(/(^|[-_/])([a-z0-9])/g, (_match, _sep: string, char: string) => char.toUpperCase());
+
+export class ServiceStack extends Stack {
+  constructor(scope: Construct, id: string, props: ServiceStackProps = {}) {
+    super(scope, id, props);
+
+    const { partitionKey, sortKey, globalIndexes, timeToLiveAttribute, streamView } = tableDefinition;
+    const stringKey = (name: string) => ({ name, type: AttributeType.STRING });
+    const table = new TableV2(this, 'Table', {
+      partitionKey: stringKey(partitionKey),
+      sortKey: stringKey(sortKey),
+      globalSecondaryIndexes: globalIndexes.map((index) => ({
+        indexName: index.name,
+        partitionKey: stringKey(index.partitionKey),
+        sortKey: stringKey(index.sortKey),
+      })),
+      timeToLiveAttribute,
+      dynamoStream: StreamViewType[streamView],
+      billing: Billing.onDemand(),
+      encryption: TableEncryptionV2.awsManagedKey(),
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    const queues = new Map<QueueName, Queue>();
+    // Every alarm fires on any occurrence within five minutes: each of these is worth a look.
+    const alarms: [string, Metric, 'Sum' | 'Maximum'][] = [];
+    for (const definition of queueDefinitions) {
+      const queueId = pascal(definition.name);
+      const queueDefaults = { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true };
+      const deadLetterQueue = new Queue(this, `${queueId}DeadLetterQueue`, {
+        ...queueDefaults,
+        retentionPeriod: Duration.days(14),
+      });
+      Tags.of(deadLetterQueue).add('service:queue', deadLetterName(definition));
+      const queue = new Queue(this, `${queueId}Queue`, {
+        ...queueDefaults,
+        visibilityTimeout: Duration.seconds(definition.visibilityTimeoutSeconds),
+        deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: definition.maxReceiveCount },
+      });
+      Tags.of(queue).add('service:queue', definition.name);
+      queues.set(definition.name, queue);
+      alarms.push([
+        `${queueId}DeadLetters`,
+        deadLetterQueue.metricApproximateNumberOfMessagesVisible(),
+        'Maximum',
+      ]);
+    }
+
+    const buckets = new Map<BucketName, Bucket>();
+    for (const definition of bucketDefinitions) {
+      const bucket = new Bucket(this, `${pascal(definition.name)}Bucket`, {
+        blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+        enforceSSL: true,
+        encryption: BucketEncryption.S3_MANAGED,
+        lifecycleRules: [
+          {
+            expiration: Duration.days(definition.expireAfterDays),
+            abortIncompleteMultipartUploadAfter: Duration.days(1),
+          },
+        ],
+        autoDeleteObjects: false,
+        removalPolicy: RemovalPolicy.RETAIN,
+      });
+      buckets.set(definition.name, bucket);
+    }
+
+    const cursorSigningKey = new Secret(this, 'CursorSigningKey', {
+      description: 'HMAC key for pagination cursors; rotating it invalidates outstanding cursors',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+    });
+    const adminTokenHash = new CfnParameter(this, 'PlatformAdminTokenSha256', {
+      type: 'String',
+      noEcho: true,
+      allowedPattern: '^[0-9a-fA-F]{64}$',
+      description: 'SHA-256 (hex) of the platform admin token',
+    });
+
+    const environment: Record<string, string> = {
+      SERVICE_VERSION: packageJson.version,
+      // A dynamic reference: CloudFormation resolves it at deploy time, the template never holds the key.
+      CURSOR_SIGNING_KEY: cursorSigningKey.secretValue.unsafeUnwrap(),
+      PLATFORM_ADMIN_TOKEN_SHA256: adminTokenHash.valueAsString,
+      ...(props.rateLimitPerMinute && { RATE_LIMIT_PER_MINUTE: String(props.rateLimitPerMinute) }),
+      ...(props.authCacheTtlMs && { AUTH_CACHE_TTL_MS: String(props.authCacheTtlMs) }),
+    };
+
+    const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: RetentionDays.ONE_MONTH });
+    const api = new RestApi(this, 'Api', {
+      description: 'Customer-conversation platform public API',
+      cloudWatchRole: true,
+      disableExecuteApiEndpoint: false,
+      deployOptions: {
+        stageName: 'v1',
+        tracingEnabled: true,
+        metricsEnabled: true,
+        loggingLevel: MethodLoggingLevel.ERROR,
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
+      },
+    });
+    for (const [type, code, statusCode] of gatewayErrors) {
+      api.addGatewayResponse(`${type.responseType}Response`, {
+        type,
+        ...(statusCode && { statusCode }),
+        templates: {
+          'application/json': `{"error":{"code":"${code}","message":$context.error.messageString,"correlationId":"$context.requestId"}}`,
+        },
+      });
+    }
+    alarms.push(['Api5xx', api.metricServerError(), 'Sum']);
+
+    const integrations = new Map<string, LambdaIntegration>();
+    for (const group of routeTable()) {
+      const groupId = pascal(group.name);
+      const fn = new ServiceFunction(this, `${groupId}Function`, {
+        entry: groupEntry(group.name),
+        description: group.description,
+        environment,
+      }).bindTable(table, 'readWrite');
+      const needs = groupNeeds[group.name];
+      for (const name of needs?.queues ?? []) {
+        const definition = queueDefinitions.find((q) => q.name === name);
+        const queue = queues.get(name);
+        if (definition && queue) fn.bindQueue(queue, definition);
+      }
+      for (const [name, access] of needs?.buckets ?? []) {
+        const definition = bucketDefinitions.find((b) => b.name === name);
+        const bucket = buckets.get(name);
+        if (definition && bucket) fn.bindBucket(bucket, definition, access);
+      }
+      Tags.of(fn).add(ROUTE_GROUP_TAG, group.name);
+      // One API-wide permission per function instead of one per method: keeps the resource policy
+      // far below Lambda's 20 KB limit however many routes a group has.
+      integrations.set(group.name, new LambdaIntegration(fn, { scopePermissionToMethod: false }));
+      alarms.push(
+        [`${groupId}Errors`, fn.metricErrors(), 'Sum'],
+        [`${groupId}Throttles`, fn.metricThrottles(), 'Sum'],
+      );
+    }
+
+    const fallback = integrations.get(fallbackGroup);
+    if (!fallback) throw new Error(`Fallback group "${fallbackGroup}" is not in the route table`);
+
+    const routed = new Set<IResource>();
+    for (const group of routeTable()) {
+      const integration = integrations.get(group.name);
+      if (!integration) continue;
+      for (const route of group.routes) {
+        const resource = resourceForPath(api.root, route.path);
+        resource.addMethod(route.method, integration);
+        routed.add(resource);
+      }
+    }
+    // Unmatched methods on a known path reach the fallback function, which answers 405 with `Allow`.
+    for (const resource of routed) resource.addMethod('ANY', fallback);
+    // Unknown paths reach it too (404 in the envelope) rather than API Gateway's 403 "Missing Authentication Token".
+    const apiRoot = resourceForPath(api.root, '/api');
+    for (const resource of [api.root, apiRoot]) {
+      if (!routed.has(resource)) resource.addMethod('ANY', fallback);
+      resource.addProxy({ defaultIntegration: fallback, anyMethod: true });
+    }
+
+    for (const [alarmId, metric, statistic] of alarms) {
+      new Alarm(this, `${alarmId}Alarm`, {
+        metric: metric.with({ statistic, period: Duration.minutes(5) }),
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+    }
+
+    new CfnOutput(this, 'ApiUrl', { value: api.url });
+    new CfnOutput(this, 'TableName', { value: table.tableName });
+  }
+}
+
+/**
+ * Finds or creates the resource for `/a/{b}/c`. API Gateway rejects two differently named path
+ * variables under one parent only at deploy time; failing here points at the offending route.
+ */
+function resourceForPath(root: IResource, path: string): IResource {
+  return path
+    .split('/')
+    .filter(Boolean)
+    .reduce((parent, part) => {
+      const existing = parent.getResource(part);
+      if (existing) return existing;
+      const variable = (segment = '') => segment.startsWith('{');
+      const sibling = parent.node.children.find(
+        (child): child is Resource => child instanceof Resource && variable(child.path.split('/').pop()),
+      );
+      if (variable(part) && sibling) throw new Error(`${parent.path}/${part} clashes with ${sibling.path}`);
+      return parent.addResource(part);
+    }, root);
+}

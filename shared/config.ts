@@ -1,0 +1,47 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * Environment, read once at cold start. A deployed function fails fast when a required variable is
+ * missing; the local stack and unit tests get development defaults instead.
+ */
+const env = process.env;
+const inLambda = Boolean(env.AWS_LAMBDA_FUNCTION_NAME);
+
+function required(name: string, localDefault: string): string {
+  const value = env[name];
+  if (value) return value;
+  if (inLambda) throw new Error(`Missing required environment variable ${name}`);
+  return localDefault;
+}
+
+function integer(name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0)
+    throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return value;
+}
+
+function platformAdminTokenHash(): string | undefined {
+  if (env.PLATFORM_ADMIN_TOKEN_SHA256) return env.PLATFORM_ADMIN_TOKEN_SHA256.toLowerCase();
+  if (env.PLATFORM_ADMIN_TOKEN) return createHash('sha256').update(env.PLATFORM_ADMIN_TOKEN).digest('hex');
+  return undefined;
+}
+
+export const config = {
+  serviceVersion: env.SERVICE_VERSION ?? '0.1.0',
+  tableName: required('TABLE_NAME', 'conversation-service'),
+  /** HMAC key for pagination cursors; any change invalidates outstanding cursors (400). */
+  cursorSigningKey: required('CURSOR_SIGNING_KEY', 'local-development-cursor-key'),
+  /** SHA-256 (hex) of the platform admin token; the token itself never sits in a deployed function. */
+  platformAdminTokenSha256: platformAdminTokenHash(),
+  rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', 1200),
+  /** How long a warm instance trusts a credential or organization it has already read. */
+  authCacheTtlMs: integer('AUTH_CACHE_TTL_MS', 10_000),
+  operatorSessionTtlHours: integer('OPERATOR_SESSION_TTL_HOURS', 12),
+  visitorTokenTtlHours: integer('VISITOR_TOKEN_TTL_HOURS', 24 * 30),
+  maxBodyBytes: 256 * 1024,
+} as const;
+
+export type Config = typeof config;

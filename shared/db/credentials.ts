@@ -1,0 +1,181 @@
+import {
+  BatchGetCommand,
+  GetCommand,
+  PutCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { mintOrgToken, type OrgTokenKind } from '../auth/tokens';
+import { clock } from '../clock';
+import type { OperatorRole } from '../http/caller';
+import { db, tableName, ttlSeconds } from './client';
+import { conditionFailedAt, isConditionFailure } from './errors';
+import { type Key, keys } from './keys';
+import { type Organization, organizations } from './organizations';
+
+/**
+ * Stored credentials: API keys, operator sessions and visitor tokens. Only the SHA-256 of a token is
+ * stored; the token itself is returned once, at creation.
+ */
+export interface StoredCredential {
+  kind: Exclude<OrgTokenKind, 'widgetKey'>;
+  id: string;
+  orgId: string;
+  hash: string;
+  createdAt: string;
+  /** Epoch seconds (TTL attribute); absent for API keys. */
+  expiresAt?: number;
+  revokedAt?: string | null;
+  name?: string;
+  scopes?: string[];
+  operatorId?: string;
+  role?: OperatorRole;
+  visitorId?: string;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  name: string;
+  scopes: string[];
+  createdAt: string;
+}
+
+function credentialKey(kind: StoredCredential['kind'], orgId: string, id: string): Key {
+  if (kind === 'apiKey') return keys.apiKey(orgId, id);
+  if (kind === 'operatorSession') return keys.operatorSession(orgId, id);
+  return keys.visitorToken(orgId, id);
+}
+
+export const credentials = {
+  /**
+   * The credential and its organization in one round trip: authentication of a cold request costs
+   * one BatchGetItem, a warm one nothing (see shared/auth/cache.ts).
+   */
+  async getWithOrganization(
+    kind: StoredCredential['kind'],
+    orgId: string,
+    id: string,
+  ): Promise<{ credential?: StoredCredential; organization?: Organization }> {
+    const credentialKeyValue = credentialKey(kind, orgId, id);
+    const orgKey = keys.organization(orgId);
+    const { Responses, UnprocessedKeys } = await db.send(
+      new BatchGetCommand({ RequestItems: { [tableName]: { Keys: [credentialKeyValue, orgKey] } } }),
+    );
+    let items = Responses?.[tableName] ?? [];
+    if (UnprocessedKeys?.[tableName]?.Keys?.length) {
+      // Throttled halves of a batch are rare; read them directly rather than loop with backoff.
+      const [credential, organization] = await Promise.all([
+        db.send(new GetCommand({ TableName: tableName, Key: credentialKeyValue })),
+        db.send(new GetCommand({ TableName: tableName, Key: orgKey })),
+      ]);
+      items = [credential.Item, organization.Item].filter((item) => item !== undefined);
+    }
+    const credentialItem = items.find(
+      (item) => item.sk === credentialKeyValue.sk && item.pk === credentialKeyValue.pk,
+    );
+    const orgItem = items.find((item) => item.pk === orgKey.pk && item.sk === orgKey.sk);
+    return {
+      credential: credentialItem as StoredCredential | undefined,
+      organization: orgItem ? organizations.fromItem(orgItem) : undefined,
+    };
+  },
+
+  /** Creates an API key if the organization exists; `undefined` otherwise. */
+  async createApiKey(orgId: string, input: { name: string; scopes: string[] }) {
+    const minted = mintOrgToken('apiKey', orgId);
+    const record: ApiKeyRecord = {
+      id: minted.credentialId,
+      name: input.name,
+      scopes: input.scopes,
+      createdAt: clock.nowIso(),
+    };
+    const item: StoredCredential & { entity: string } = {
+      entity: 'apiKey',
+      kind: 'apiKey',
+      orgId,
+      hash: minted.hash,
+      revokedAt: null,
+      ...record,
+    };
+    try {
+      await db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              ConditionCheck: {
+                TableName: tableName,
+                Key: keys.organization(orgId),
+                ConditionExpression: 'attribute_exists(pk)',
+              },
+            },
+            { Put: { TableName: tableName, Item: { ...keys.apiKey(orgId, record.id), ...item } } },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (conditionFailedAt(error, 0)) return undefined;
+      throw error;
+    }
+    return { ...record, key: minted.token };
+  },
+
+  /** Marks an active key revoked; false when there is no such active key. */
+  async revokeApiKey(orgId: string, keyId: string): Promise<boolean> {
+    try {
+      await db.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.apiKey(orgId, keyId),
+          UpdateExpression: 'SET revokedAt = :now',
+          ConditionExpression: 'attribute_exists(pk) AND revokedAt = :null',
+          ExpressionAttributeValues: { ':now': clock.nowIso(), ':null': null },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  },
+
+  async createOperatorSession(orgId: string, operatorId: string, role: OperatorRole, ttlHours: number) {
+    const minted = mintOrgToken('operatorSession', orgId);
+    const expiresAtMs = clock.nowMs() + ttlHours * 3_600_000;
+    const item: StoredCredential & { entity: string } = {
+      entity: 'operatorSession',
+      kind: 'operatorSession',
+      id: minted.credentialId,
+      orgId,
+      hash: minted.hash,
+      operatorId,
+      role,
+      createdAt: clock.nowIso(),
+      expiresAt: ttlSeconds(expiresAtMs),
+    };
+    await db.send(
+      new PutCommand({ TableName: tableName, Item: { ...keys.operatorSession(orgId, item.id), ...item } }),
+    );
+    return { token: minted.token, expiresAt: new Date(expiresAtMs).toISOString() };
+  },
+
+  /** The visitor token item, for writing in the same transaction as the visitor it belongs to. */
+  visitorTokenItem(orgId: string, visitorId: string, ttlHours: number) {
+    const minted = mintOrgToken('visitorToken', orgId);
+    const expiresAtMs = clock.nowMs() + ttlHours * 3_600_000;
+    const item: StoredCredential & { entity: string } = {
+      entity: 'visitorToken',
+      kind: 'visitorToken',
+      id: minted.credentialId,
+      orgId,
+      hash: minted.hash,
+      visitorId,
+      createdAt: clock.nowIso(),
+      expiresAt: ttlSeconds(expiresAtMs),
+    };
+    return {
+      item: { ...keys.visitorToken(orgId, item.id), ...item },
+      token: minted.token,
+      expiresAt: new Date(expiresAtMs).toISOString(),
+    };
+  },
+};

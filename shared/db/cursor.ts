@@ -1,0 +1,39 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { config } from '../config';
+import { BadRequestError } from '../http/errors';
+
+/**
+ * Opaque pagination cursors: the DynamoDB start key, bound to the organization and to the query
+ * that produced it (listing + filters), signed with HMAC-SHA256. A forged, altered or foreign
+ * cursor is 400, never a read of someone else's partition.
+ */
+type StartKey = Record<string, unknown>;
+
+function sign(payload: string): Buffer {
+  return createHmac('sha256', config.cursorSigningKey).update(payload).digest();
+}
+
+export function encodeCursor(orgId: string, queryId: string, startKey: StartKey): string {
+  const payload = Buffer.from(JSON.stringify({ o: orgId, q: queryId, k: startKey })).toString('base64url');
+  return `${payload}.${sign(payload).toString('base64url')}`;
+}
+
+export function decodeCursor(cursor: string, orgId: string, queryId: string): StartKey {
+  const invalid = new BadRequestError('The cursor is malformed, altered or belongs to another listing', {
+    field: 'cursor',
+  });
+  const [payload, signature, extra] = cursor.split('.');
+  if (!payload || !signature || extra !== undefined) throw invalid;
+  const expected = sign(payload);
+  const given = Buffer.from(signature, 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid;
+  let decoded: { o?: unknown; q?: unknown; k?: unknown };
+  try {
+    decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid;
+  }
+  if (decoded.o !== orgId || decoded.q !== queryId || typeof decoded.k !== 'object' || decoded.k === null)
+    throw invalid;
+  return decoded.k as StartKey;
+}

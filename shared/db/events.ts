@@ -1,0 +1,41 @@
+import { clock } from '../clock';
+import { uuidv7 } from '../ids';
+import { ttlSeconds } from './client';
+import { keys } from './keys';
+
+/** Kept beyond the contract's 30 days so a client a few days late can still catch up. */
+const RETENTION_MS = 35 * 24 * 3_600_000;
+
+export type DomainEventType =
+  | 'conversation.created'
+  | 'conversation.updated'
+  | 'conversation.snoozed'
+  | 'conversation.closed'
+  | 'conversation.deleted'
+  | 'conversation.assigned'
+  | 'message.created'
+  | 'message.updated'
+  | 'note.created'
+  | 'note.deleted';
+
+export interface DomainEvent {
+  id: string;
+  type: DomainEventType;
+  timestamp: string;
+  organizationId: string;
+  data: unknown;
+}
+
+/**
+ * A domain event as a table item (the outbox). Writers put it in the same transaction as the change
+ * it describes, so neither exists without the other; the table stream carries it onwards.
+ */
+export function eventItem(orgId: string, type: DomainEventType, data: unknown) {
+  const event: DomainEvent = { id: uuidv7(), type, timestamp: clock.nowIso(), organizationId: orgId, data };
+  return {
+    ...keys.event(orgId, event.id),
+    entity: 'event',
+    ...event,
+    expiresAt: ttlSeconds(clock.nowMs() + RETENTION_MS),
+  };
+}

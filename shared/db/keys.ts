@@ -1,0 +1,101 @@
+/**
+ * Every key string of the table is spelled here and only here. Each partition key begins with the
+ * organization (`ORG#<orgId>`), or with `PLATFORM` for the few records that belong to no
+ * organization, so a query can never reach across tenants. See docs/data-model.md.
+ */
+export interface Key {
+  pk: string;
+  sk: string;
+}
+
+const org = (orgId: string): string => `ORG#${orgId}`;
+
+export const keys = {
+  organization: (orgId: string): Key => ({ pk: org(orgId), sk: 'ORGANIZATION' }),
+  /** gsi1: platform-wide list of organizations, oldest first. */
+  organizationListing: (createdAt: string, orgId: string) => ({
+    gsi1pk: 'PLATFORM#ORGANIZATIONS',
+    gsi1sk: `${createdAt}#${orgId}`,
+  }),
+
+  apiKey: (orgId: string, keyId: string): Key => ({ pk: org(orgId), sk: `APIKEY#${keyId}` }),
+  apiKeyPrefix: 'APIKEY#',
+
+  operator: (orgId: string, operatorId: string): Key => ({ pk: org(orgId), sk: `OPERATOR#${operatorId}` }),
+  operatorPrefix: 'OPERATOR#',
+  /** Guard item that makes an operator e-mail unique within its organization. */
+  operatorEmail: (orgId: string, email: string): Key => ({
+    pk: org(orgId),
+    sk: `OPERATOR_EMAIL#${email.toLowerCase()}`,
+  }),
+
+  operatorSession: (orgId: string, sessionId: string): Key => ({
+    pk: `${org(orgId)}#SESSION#${sessionId}`,
+    sk: 'SESSION',
+  }),
+
+  visitor: (orgId: string, visitorId: string): Key => ({
+    pk: `${org(orgId)}#VISITOR#${visitorId}`,
+    sk: 'VISITOR',
+  }),
+  visitorToken: (orgId: string, tokenId: string): Key => ({
+    pk: `${org(orgId)}#VTOKEN#${tokenId}`,
+    sk: 'VTOKEN',
+  }),
+
+  /** A conversation's partition holds the conversation, its messages, notes, revisions and audit trail. */
+  conversation: (orgId: string, conversationId: string): Key => ({
+    pk: `${org(orgId)}#CONV#${conversationId}`,
+    sk: 'CONVERSATION',
+  }),
+  message: (orgId: string, conversationId: string, messageId: string): Key => ({
+    pk: `${org(orgId)}#CONV#${conversationId}`,
+    sk: `MSG#${messageId}`,
+  }),
+  messagePrefix: 'MSG#',
+
+  /** The four conversation listings, all sorted by `<lastMessageAt>#<id>` (newest first when read backwards). */
+  conversationIndexes: (c: {
+    orgId: string;
+    id: string;
+    status: string;
+    operatorId: string | null;
+    visitorId: string;
+    lastMessageAt: string;
+  }) => {
+    const recency = `${c.lastMessageAt}#${c.id}`;
+    return {
+      gsi1pk: `${org(c.orgId)}#CONVS`,
+      gsi1sk: recency,
+      gsi2pk: `${org(c.orgId)}#CONVS#STATUS#${c.status}`,
+      gsi2sk: recency,
+      // Sparse: unassigned conversations are simply absent from the operator index.
+      ...(c.operatorId ? { gsi3pk: `${org(c.orgId)}#CONVS#OPERATOR#${c.operatorId}`, gsi3sk: recency } : {}),
+      gsi4pk: `${org(c.orgId)}#CONVS#VISITOR#${c.visitorId}`,
+      gsi4sk: recency,
+    };
+  },
+  conversationListPartition: {
+    all: (orgId: string) => ({ index: 'gsi1', pk: `${org(orgId)}#CONVS` }) as const,
+    status: (orgId: string, status: string) =>
+      ({ index: 'gsi2', pk: `${org(orgId)}#CONVS#STATUS#${status}` }) as const,
+    operator: (orgId: string, operatorId: string) =>
+      ({ index: 'gsi3', pk: `${org(orgId)}#CONVS#OPERATOR#${operatorId}` }) as const,
+    visitor: (orgId: string, visitorId: string) =>
+      ({ index: 'gsi4', pk: `${org(orgId)}#CONVS#VISITOR#${visitorId}` }) as const,
+  },
+
+  /** The organization's domain events (outbox and events feed), time-ordered by UUIDv7. */
+  event: (orgId: string, eventId: string): Key => ({ pk: `${org(orgId)}#EVENTS`, sk: `EVENT#${eventId}` }),
+
+  idempotency: (orgId: string, idempotencyKey: string): Key => ({
+    pk: `${org(orgId)}#IDEMPOTENCY#${idempotencyKey}`,
+    sk: 'IDEMPOTENCY',
+  }),
+
+  /** Rate-limit window of one credential; platform credentials have no organization. */
+  rateWindow: (orgId: string | undefined, credentialId: string, windowStartMs: number): Key => ({
+    pk: `${orgId ? org(orgId) : 'PLATFORM'}#RATE#${credentialId}`,
+    sk: `WINDOW#${windowStartMs}`,
+  }),
+} as const;

@@ -1,0 +1,69 @@
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { clock } from '../clock';
+import type { OperatorRole } from '../http/caller';
+import { uuidv7 } from '../ids';
+import type { Operator } from '../schemas/organization';
+import { db, tableName } from './client';
+import { conditionFailedAt } from './errors';
+import { recordOf } from './item';
+import { keys } from './keys';
+
+export type { Operator };
+
+export type CreateOperatorResult =
+  | { ok: true; operator: Operator }
+  | { ok: false; reason: 'organization_missing' | 'email_taken' };
+
+export const operators = {
+  /** Creates the operator and claims its e-mail within the organization, atomically. */
+  async create(
+    orgId: string,
+    input: { name: string; email: string; role: OperatorRole },
+  ): Promise<CreateOperatorResult> {
+    const operator: Operator = { id: uuidv7(), orgId, ...input, createdAt: clock.nowIso() };
+    try {
+      await db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              ConditionCheck: {
+                TableName: tableName,
+                Key: keys.organization(orgId),
+                ConditionExpression: 'attribute_exists(pk)',
+              },
+            },
+            {
+              Put: {
+                TableName: tableName,
+                Item: {
+                  ...keys.operatorEmail(orgId, input.email),
+                  entity: 'operatorEmail',
+                  operatorId: operator.id,
+                },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+            {
+              Put: {
+                TableName: tableName,
+                Item: { ...keys.operator(orgId, operator.id), entity: 'operator', ...operator },
+              },
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (conditionFailedAt(error, 0)) return { ok: false, reason: 'organization_missing' };
+      if (conditionFailedAt(error, 1)) return { ok: false, reason: 'email_taken' };
+      throw error;
+    }
+    return { ok: true, operator };
+  },
+
+  async get(orgId: string, operatorId: string): Promise<Operator | undefined> {
+    const { Item } = await db.send(
+      new GetCommand({ TableName: tableName, Key: keys.operator(orgId, operatorId) }),
+    );
+    return Item ? recordOf<Operator>(Item) : undefined;
+  },
+};

@@ -1,0 +1,89 @@
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { mintOrgToken } from '../auth/tokens';
+import { clock } from '../clock';
+import { uuidv7 } from '../ids';
+import type { ChatbotSettings, Organization } from '../schemas/organization';
+import { db, tableName } from './client';
+import { isConditionFailure } from './errors';
+import { recordOf } from './item';
+import { keys } from './keys';
+
+export type { Organization };
+
+export const defaultChatbotSettings: ChatbotSettings = {
+  enabled: false,
+  providerId: null,
+  confidenceThreshold: 0.6,
+};
+
+export interface NewOrganization {
+  name: string;
+  modules: string[];
+  locales: string[];
+  defaultLocale: string;
+  historyWindowDays: number | null;
+}
+
+const fromItem = (item: Record<string, unknown>): Organization => recordOf<Organization>(item);
+
+export const organizations = {
+  async create(input: NewOrganization): Promise<Organization> {
+    const id = uuidv7();
+    const now = clock.nowIso();
+    const organization: Organization = {
+      id,
+      ...input,
+      widgetKey: mintOrgToken('widgetKey', id).token,
+      chatbot: defaultChatbotSettings,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await db.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: {
+          ...keys.organization(id),
+          ...keys.organizationListing(now, id),
+          entity: 'organization',
+          ...organization,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    return organization;
+  },
+
+  async get(orgId: string): Promise<Organization | undefined> {
+    const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.organization(orgId) }));
+    return Item ? fromItem(Item) : undefined;
+  },
+
+  fromItem,
+
+  /** Writes only the given fields; `undefined` when the organization does not exist. */
+  async update(
+    orgId: string,
+    changes: Partial<Omit<Organization, 'id' | 'widgetKey' | 'createdAt' | 'updatedAt'>>,
+  ) {
+    const fields = Object.entries({ ...changes, updatedAt: clock.nowIso() }).filter(
+      ([, v]) => v !== undefined,
+    );
+    try {
+      const { Attributes } = await db.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.organization(orgId),
+          UpdateExpression: `SET ${fields.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
+          ExpressionAttributeNames: Object.fromEntries(fields.map(([name], i) => [`#f${i}`, name])),
+          ExpressionAttributeValues: Object.fromEntries(fields.map(([, value], i) => [`:v${i}`, value])),
+          ConditionExpression: 'attribute_exists(pk)',
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return Attributes ? fromItem(Attributes) : undefined;
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+  },
+};

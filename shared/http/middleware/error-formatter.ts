@@ -1,0 +1,39 @@
+import { logger } from '../../logger';
+import type { HttpMiddleware } from '../context';
+import { HttpError, ServiceUnavailableError } from '../errors';
+import { jsonResponse } from '../serialize';
+
+/** DynamoDB and SQS throttling is the client's cue to retry, not a server fault. */
+const THROTTLING = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'TooManyRequestsException',
+]);
+
+function toHttpError(error: unknown): HttpError | undefined {
+  if (error instanceof HttpError) return error;
+  if (error instanceof Error && THROTTLING.has(error.name)) return new ServiceUnavailableError();
+  return undefined;
+}
+
+/**
+ * The one place an error envelope is written. Known errors keep their status, code, details and
+ * fields; anything else is logged with the request id and leaves as a bare 500 with no internals.
+ */
+export const errorFormatter = (): HttpMiddleware => ({
+  onError: (request) => {
+    const { requestId } = request.context.state ?? { requestId: 'unknown' };
+    const known = toHttpError(request.error);
+    if (!known?.expose) logger.error('request failed', { error: request.error as Error });
+    const statusCode = known?.statusCode ?? 500;
+    const error = {
+      code: known?.code ?? 'INTERNAL_ERROR',
+      message: known?.expose === false || !known ? 'An internal error occurred' : known.message,
+      ...(known?.fields ? { fields: known.fields } : {}),
+      ...(known?.details ? { details: known.details } : {}),
+      correlationId: requestId,
+    };
+    request.response = jsonResponse(statusCode, { error }, known?.headers);
+  },
+});

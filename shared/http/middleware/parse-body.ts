@@ -1,0 +1,29 @@
+import { config } from '../../config';
+import type { HttpMiddleware } from '../context';
+import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors';
+
+/**
+ * Size first (413 before any parsing work), then media type (415), then JSON (400). An empty body
+ * is "no body"; whether one was required is the validator's call.
+ */
+export const parseBody = (): HttpMiddleware => ({
+  before: (request) => {
+    const { event } = request;
+    const { state } = request.context;
+    if (event.body === null || event.body === undefined || event.body === '') return;
+    const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : undefined;
+    const size = raw ? raw.length : Buffer.byteLength(event.body, 'utf8');
+    if (size > config.maxBodyBytes) throw new PayloadTooLargeError(config.maxBodyBytes);
+    const text = raw ? raw.toString('utf8') : event.body;
+    if (text.trim() === '') return;
+    const contentType = state.headers['content-type'];
+    if (contentType !== undefined && !/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(contentType)) {
+      throw new UnsupportedMediaTypeError();
+    }
+    try {
+      state.body = JSON.parse(text);
+    } catch {
+      throw new BadRequestError('The body is not valid JSON');
+    }
+  },
+});

@@ -1,0 +1,55 @@
+import { randomUUID } from 'node:crypto';
+import { clock } from '../../clock';
+import { logger } from '../../logger';
+import type { HttpMiddleware, HttpRequest } from '../context';
+
+const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+
+/** Lower-cased header names; API Gateway may send `null` for an absent map. */
+export function normalizeHeaders(raw: Record<string, string | undefined> | null): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (!raw) return headers;
+  for (const [name, value] of Object.entries(raw)) {
+    if (value !== undefined) headers[name.toLowerCase()] = value;
+  }
+  return headers;
+}
+
+function finish(request: HttpRequest): void {
+  const { state } = request.context;
+  const response = request.response;
+  if (response) {
+    response.headers = { ...response.headers, ...state.responseHeaders, 'X-Request-Id': state.requestId };
+  }
+  const caller = state.caller;
+  logger.info('request', {
+    method: request.event.httpMethod,
+    path: request.event.path,
+    route: state.route?.operationId,
+    status: response?.statusCode,
+    durationMs: clock.nowMs() - state.startedAtMs,
+    callerKind: caller?.kind,
+    credentialId: caller && 'credentialId' in caller ? caller.credentialId : undefined,
+  });
+  logger.resetKeys();
+}
+
+/**
+ * Outermost middleware: gives the request its id (a well-formed client `X-Request-Id` is kept so
+ * integrators can correlate, otherwise API Gateway's), normalizes headers, tags every log line with
+ * the id, and on the way out stamps `X-Request-Id` and writes one access-log line.
+ */
+export const requestContext = (): HttpMiddleware => ({
+  before: (request) => {
+    const headers = normalizeHeaders(request.event.headers);
+    const clientId = headers['x-request-id'];
+    const requestId =
+      clientId && CLIENT_REQUEST_ID.test(clientId)
+        ? clientId
+        : request.event.requestContext?.requestId || randomUUID();
+    request.context.state = { requestId, startedAtMs: clock.nowMs(), headers, responseHeaders: {} };
+    logger.appendKeys({ requestId });
+  },
+  after: finish,
+  onError: finish,
+});

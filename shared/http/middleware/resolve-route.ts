@@ -1,0 +1,22 @@
+import type { HttpMiddleware } from '../context';
+import { MethodNotAllowedError, NotFoundError } from '../errors';
+import type { RouteIndex } from '../router';
+
+/**
+ * Routing is decided before authentication: an unknown path is 404 and a known path with another
+ * method is 405, whoever asks. `everyRoute` is the whole API's index, which only the fallback
+ * function needs (in AWS, API Gateway sends it the `ANY` and `{proxy+}` leftovers).
+ */
+export const resolveRoute = (own: RouteIndex, everyRoute?: () => RouteIndex): HttpMiddleware => ({
+  before: (request) => {
+    const { httpMethod, resource } = request.event;
+    const route = own.find(httpMethod, resource);
+    if (route) {
+      request.context.state.route = route;
+      return;
+    }
+    const allowed = (everyRoute?.() ?? own).methodsOf(resource);
+    if (allowed.length > 0) throw new MethodNotAllowedError(allowed);
+    throw new NotFoundError(`No route for ${httpMethod} ${request.event.path}`);
+  },
+});

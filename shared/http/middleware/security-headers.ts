@@ -1,0 +1,19 @@
+import type { HttpMiddleware, HttpRequest } from '../context';
+
+/** JSON API defaults; a route that serves HTML (the reference page) sets its own CSP, which wins. */
+const defaults: Record<string, string> = {
+  'Strict-Transport-Security': 'max-age=63072000; includeSubDomains; preload',
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+  'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
+  'Cross-Origin-Resource-Policy': 'same-origin',
+  'Cache-Control': 'no-store',
+};
+
+function apply(request: HttpRequest): void {
+  const response = request.response;
+  if (response) response.headers = { ...defaults, ...response.headers };
+}
+
+export const securityHeaders = (): HttpMiddleware => ({ after: apply, onError: apply });

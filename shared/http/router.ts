@@ -1,0 +1,73 @@
+import type { AnyRoute } from './route';
+
+/**
+ * Route lookup by API Gateway's own resource template (`event.resource`), so a request costs one map
+ * lookup, not a pattern match. `pathMethods` answers 405 (known path, other method).
+ */
+export interface RouteIndex {
+  find(method: string, resource: string): AnyRoute | undefined;
+  methodsOf(resource: string): readonly string[];
+}
+
+export function indexRoutes(routes: readonly AnyRoute[]): RouteIndex {
+  const byKey = new Map<string, AnyRoute>();
+  const methods = new Map<string, string[]>();
+  for (const route of routes) {
+    byKey.set(`${route.method} ${route.path}`, route);
+    methods.set(route.path, [...(methods.get(route.path) ?? []), route.method]);
+  }
+  return {
+    find: (method, resource) => byKey.get(`${method} ${resource}`),
+    methodsOf: (resource) => methods.get(resource) ?? [],
+  };
+}
+
+interface CompiledTemplate {
+  path: string;
+  pattern: RegExp;
+  params: string[];
+  literalSegments: number;
+}
+
+/**
+ * Matches concrete paths to templates the way API Gateway does: literal segments win over
+ * `{param}` segments (`/conversations/bulk-close` before `/conversations/{id}`). Used only by the
+ * local gateway and tests; in AWS, API Gateway does this.
+ */
+export function compileTemplates(paths: Iterable<string>) {
+  const compiled: CompiledTemplate[] = [...new Set(paths)].map((path) => {
+    const params: string[] = [];
+    const segments = path.split('/').filter(Boolean);
+    const source = segments
+      .map((segment) => {
+        const param = /^\{(\w+)\}$/.exec(segment);
+        if (param?.[1]) {
+          params.push(param[1]);
+          return '/([^/]+)';
+        }
+        return `/${segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`;
+      })
+      .join('');
+    return {
+      path,
+      pattern: new RegExp(`^${source}$`),
+      params,
+      literalSegments: segments.length - params.length,
+    };
+  });
+  compiled.sort((a, b) => b.literalSegments - a.literalSegments);
+  return {
+    match(path: string): { template: string; params: Record<string, string> } | undefined {
+      for (const template of compiled) {
+        const found = template.pattern.exec(path);
+        if (!found) continue;
+        const params: Record<string, string> = {};
+        template.params.forEach((name, i) => {
+          params[name] = decodeURIComponent(found[i + 1] ?? '');
+        });
+        return { template: template.path, params };
+      }
+      return undefined;
+    },
+  };
+}

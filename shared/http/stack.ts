@@ -1,0 +1,76 @@
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { HandlerContext } from './context';
+import { authenticate } from './middleware/authenticate';
+import { authorize } from './middleware/authorize';
+import { errorFormatter } from './middleware/error-formatter';
+import { idempotency } from './middleware/idempotency';
+import { parseBody } from './middleware/parse-body';
+import { rateLimit } from './middleware/rate-limit';
+import { requestContext } from './middleware/request-context';
+import { resolveRoute } from './middleware/resolve-route';
+import { securityHeaders } from './middleware/security-headers';
+import { validate } from './middleware/validate';
+import type { AnyRoute } from './route';
+import { indexRoutes, type RouteIndex } from './router';
+import { serializeReply } from './serialize';
+
+export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+/**
+ * The one middleware stack every API function runs. Order matters and is the design:
+ *
+ *  before (top to bottom)            after / onError (bottom to top)
+ *  1. requestContext  request id, headers, log keys      → X-Request-Id, access-log line (last)
+ *  2. securityHeaders                                    → security headers on every answer
+ *  3. errorFormatter                                     → any error becomes the envelope (first in onError)
+ *  4. resolveRoute    404 / 405, before any credential is looked at
+ *  5. parseBody       413, 415, 400
+ *  6. authenticate    401; caller and organization from the credential only
+ *  7. rateLimit       429 + RateLimit-* headers, per credential
+ *  8. authorize       403 caller kind, 402 module, 403 scope / admin role
+ *  9. validate        404 bad path id, 422 query / body (strict)
+ * 10. idempotency     replay or 409; stores the answer     → stores / releases the key
+ *     handler         the route's use case, then serialization
+ */
+export function createHandler(
+  routes: readonly AnyRoute[],
+  options: { everyRoute?: () => RouteIndex } = {},
+): ApiHandler {
+  const own = indexRoutes(routes);
+  const dispatch = async (
+    _event: APIGatewayProxyEvent,
+    context: HandlerContext,
+  ): Promise<APIGatewayProxyResult> => {
+    const { state } = context;
+    if (state.replay) return state.replay;
+    const { route, caller, input } = state;
+    if (!route || !caller || !input) throw new Error('middleware stack did not resolve the request');
+    const reply = await route.handle({
+      caller,
+      organization: state.organization,
+      params: input.params,
+      query: input.query,
+      body: input.body,
+      headers: state.headers,
+      requestId: state.requestId,
+    } as Parameters<AnyRoute['handle']>[0]);
+    return serializeReply(reply);
+  };
+
+  // timeoutEarly is off: API Gateway answers 504 at 29 s on its own, and the per-request timer costs.
+  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HandlerContext>(dispatch, {
+    timeoutEarlyInMillis: 0,
+  })
+    .use(requestContext())
+    .use(securityHeaders())
+    .use(errorFormatter())
+    .use(resolveRoute(own, options.everyRoute))
+    .use(parseBody())
+    .use(authenticate())
+    .use(rateLimit())
+    .use(authorize())
+    .use(validate())
+    .use(idempotency());
+  return handler as unknown as ApiHandler;
+}

@@ -1,0 +1,49 @@
+/**
+ * Queues and buckets, described once: CDK creates them in AWS, the local stack creates them in the
+ * emulator, and functions find them through the environment variable named here.
+ */
+export interface QueueDefinition {
+  /** Logical name; the physical name is derived per stage. */
+  name: string;
+  envVar: string;
+  visibilityTimeoutSeconds: number;
+  /** Receives after which a message moves to the queue's dead-letter queue. */
+  maxReceiveCount: number;
+  purpose: string;
+}
+
+export interface BucketDefinition {
+  name: string;
+  envVar: string;
+  /** Objects expire after this many days. */
+  expireAfterDays: number;
+  purpose: string;
+}
+
+export const queueDefinitions = [
+  {
+    name: 'webhook-deliveries',
+    envVar: 'WEBHOOK_DELIVERY_QUEUE_URL',
+    visibilityTimeoutSeconds: 60,
+    maxReceiveCount: 5,
+    purpose: 'one message per webhook delivery attempt; delays beyond 900 s are re-enqueued',
+  },
+  {
+    name: 'pdf-jobs',
+    envVar: 'PDF_JOB_QUEUE_URL',
+    visibilityTimeoutSeconds: 300,
+    maxReceiveCount: 3,
+    purpose: 'asynchronous PDF transcript rendering',
+  },
+] as const satisfies readonly QueueDefinition[];
+
+export const bucketDefinitions = [
+  {
+    name: 'exports',
+    envVar: 'EXPORT_BUCKET_NAME',
+    expireAfterDays: 7,
+    purpose: 'generated export files (PDF transcripts), served by presigned URL',
+  },
+] as const satisfies readonly BucketDefinition[];
+
+export const deadLetterName = (queue: QueueDefinition): string => `${queue.name}-dlq`;

@@ -1,0 +1,30 @@
+import { z } from './zod';
+
+export const uuid = z.uuid();
+
+/** ISO 8601 instant in UTC with milliseconds, as every timestamp of the API. */
+export const isoInstant = z.iso.datetime({ offset: false, precision: 3 });
+
+export const idParams = z.strictObject({ id: uuid });
+
+/** BCP 47 language tag, canonical form (`en-US`, not `en_us`). */
+export const localeTag = z.string().check(
+  z.refine((value) => {
+    try {
+      return Intl.getCanonicalLocales(value)[0] === value;
+    } catch {
+      return false;
+    }
+  }, 'Expected a canonical BCP 47 language tag, such as "en" or "pt-BR"'),
+);
+
+export const metadataObject = z.record(z.string().check(z.maxLength(100)), z.unknown());
+
+export const successResult = z.object({ success: z.boolean() });
+
+/** Query string numbers arrive as text. */
+export const pageLimit = (fallback: number, max: number) =>
+  z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(max)), fallback);
+
+export const cursorPage = <T extends z.ZodMiniType>(item: T) =>
+  z.object({ data: z.array(item), nextCursor: z.nullable(z.string()) });

@@ -1,0 +1,80 @@
+import { cursorPage, isoInstant, localeTag, metadataObject, pageLimit, uuid } from './common';
+import { visitor } from './visitor';
+import { z } from './zod';
+
+export const conversationStatus = z.enum(['open', 'pending', 'snoozed', 'closed']);
+export const conversationPriority = z.enum(['low', 'normal', 'high', 'urgent']);
+export const conversationSource = z.enum(['widget', 'api', 'email']);
+export const senderType = z.enum(['visitor', 'operator', 'bot', 'system']);
+
+export const messagePreview = z.object({
+  id: uuid,
+  senderType,
+  senderId: uuid,
+  type: z.enum(['text', 'system']),
+  /** The first 200 characters of the content. */
+  content: z.string(),
+  createdAt: isoInstant,
+});
+export type MessagePreview = z.infer<typeof messagePreview>;
+
+const tag = z.string().check(z.trim(), z.minLength(1), z.maxLength(50));
+const customFieldValue = z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.string())]);
+
+export const conversation = z.object({
+  id: uuid,
+  organizationId: uuid,
+  visitorId: uuid,
+  operatorId: z.nullable(uuid),
+  teamId: z.nullable(uuid),
+  status: conversationStatus,
+  priority: conversationPriority,
+  source: conversationSource,
+  aiEnabled: z.boolean(),
+  snoozedUntil: z.nullable(isoInstant),
+  lastMessageAt: isoInstant,
+  title: z.string(),
+  messageCount: z.int(),
+  unreadCount: z.int(),
+  hasUnreadMessages: z.boolean(),
+  tags: z.array(z.string()),
+  customFields: z.record(z.string(), customFieldValue),
+  language: z.nullable(z.string()),
+  aiSummary: z.nullable(z.string()),
+  aiSummaryGeneratedAt: z.nullable(isoInstant),
+  aiClassification: z.nullable(z.string()),
+  metadata: z.record(z.string(), z.unknown()),
+  version: z.int(),
+  createdAt: isoInstant,
+  updatedAt: isoInstant,
+  visitor,
+  lastMessage: z.nullable(messagePreview),
+  /** Milliseconds from the first visitor message to the first operator reply after it. */
+  firstResponseTimeMs: z.nullable(z.int()),
+});
+export type Conversation = z.infer<typeof conversation>;
+
+export const createConversationBody = z.strictObject({
+  visitorId: z.optional(uuid),
+  title: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(200))),
+  message: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(10_000))),
+  priority: z.optional(conversationPriority),
+  tags: z.optional(z.array(tag).check(z.maxLength(20))),
+  customFields: z.optional(z.record(z.string().check(z.minLength(1), z.maxLength(100)), customFieldValue)),
+  language: z.optional(localeTag),
+  metadata: z.optional(metadataObject),
+});
+export type CreateConversationInput = z.infer<typeof createConversationBody>;
+
+export const listConversationsQuery = z.strictObject({
+  status: z.optional(conversationStatus),
+  operatorId: z.optional(uuid),
+  visitorId: z.optional(uuid),
+  priority: z.optional(conversationPriority),
+  tag: z.optional(tag),
+  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
+  limit: pageLimit(20, 100),
+});
+export type ListConversationsQuery = z.infer<typeof listConversationsQuery>;
+
+export const conversationPage = cursorPage(conversation);

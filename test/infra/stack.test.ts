@@ -1,0 +1,247 @@
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { fallbackGroup, routeTable } from '../../functions/routes';
+import { ROUTE_GROUP_TAG, ServiceStack } from '../../infra/stacks/service-stack';
+import { tableDefinition } from '../../shared/db/table';
+import { bucketDefinitions, queueDefinitions } from '../../shared/resources';
+
+interface CfnResource {
+  Type: string;
+  Properties: Record<string, unknown>;
+}
+interface CfnTag {
+  Key: string;
+  Value: string;
+}
+
+// No bundling: the template is what is under test, and esbuild would add seconds per function.
+const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+const template = Template.fromStack(new ServiceStack(app, 'TestStack'));
+const resources = (template.toJSON() as { Resources: Record<string, CfnResource> }).Resources;
+
+const ofType = (type: string): [string, CfnResource][] =>
+  Object.entries(resources).filter(([, resource]) => resource.Type === type);
+const tagValue = (resource: CfnResource, key: string): string | undefined =>
+  (resource.Properties.Tags as CfnTag[] | undefined)?.find((tag) => tag.Key === key)?.Value;
+const logicalIdOfType = (type: string): string => {
+  const [entry, ...others] = ofType(type);
+  if (!entry || others.length > 0) throw new Error(`expected exactly one ${type}`);
+  return entry[0];
+};
+/** `{ Ref: id }` or `{ 'Fn::GetAtt': [id, attr] }` → id. */
+const referencedId = (value: unknown): string | undefined => {
+  const ref = value as { Ref?: string; 'Fn::GetAtt'?: [string, string] };
+  return ref.Ref ?? ref['Fn::GetAtt']?.[0];
+};
+
+const groupFunctions = new Map(
+  ofType('AWS::Lambda::Function').flatMap(([id, fn]) => {
+    const group = tagValue(fn, ROUTE_GROUP_TAG);
+    return group ? [[group, { id, fn }] as const] : [];
+  }),
+);
+
+describe('functions', () => {
+  it('has exactly one function per route group', () => {
+    const groups = routeTable().map((group) => group.name);
+    const tagged = ofType('AWS::Lambda::Function').filter(([, fn]) => tagValue(fn, ROUTE_GROUP_TAG));
+    expect(tagged).toHaveLength(groups.length);
+    expect([...groupFunctions.keys()].sort()).toEqual([...groups].sort());
+  });
+
+  it('runs every group on Node.js 22, arm64, with tracing and a one-month log group', () => {
+    for (const { fn } of groupFunctions.values()) {
+      expect(fn.Properties).toMatchObject({
+        Handler: 'index.handler',
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        MemorySize: 512,
+        Timeout: 29,
+        TracingConfig: { Mode: 'Active' },
+      });
+      const logGroupId = referencedId((fn.Properties.LoggingConfig as { LogGroup: unknown }).LogGroup);
+      expect(logGroupId && resources[logGroupId]?.Properties.RetentionInDays).toBe(30);
+      const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      expect(Object.keys(variables)).toEqual(
+        expect.arrayContaining(['TABLE_NAME', 'CURSOR_SIGNING_KEY', 'PLATFORM_ADMIN_TOKEN_SHA256']),
+      );
+      expect(variables).not.toHaveProperty('NODE_OPTIONS');
+      expect(JSON.stringify(variables.CURSOR_SIGNING_KEY)).toContain('{{resolve:secretsmanager:');
+    }
+  });
+
+  it('grants API Gateway one invoke permission per function, not one per method', () => {
+    expect(ofType('AWS::Lambda::Permission').length).toBeLessThanOrEqual(groupFunctions.size);
+  });
+});
+
+describe('REST API', () => {
+  const apiId = logicalIdOfType('AWS::ApiGateway::RestApi');
+  const pathOf = (resourceId: unknown): string => {
+    const id = referencedId(resourceId);
+    if (id === apiId) return '';
+    const resource = id ? resources[id] : undefined;
+    if (resource?.Type !== 'AWS::ApiGateway::Resource') throw new Error(`not a resource: ${String(id)}`);
+    return `${pathOf(resource.Properties.ParentId)}/${String(resource.Properties.PathPart)}`;
+  };
+  const methods = ofType('AWS::ApiGateway::Method').map(([, method]) => ({
+    key: `${String(method.Properties.HttpMethod)} ${pathOf(method.Properties.ResourceId) || '/'}`,
+    // The integration URI joins the partition, region and `{ 'Fn::GetAtt': [functionId, 'Arn'] }`.
+    target: (
+      method.Properties.Integration as { Uri: { 'Fn::Join': [string, { 'Fn::GetAtt'?: [string] }[]] } }
+    ).Uri['Fn::Join'][1].find((part) => part['Fn::GetAtt'])?.['Fn::GetAtt']?.[0],
+  }));
+  const targetOf = (key: string) => methods.find((method) => method.key === key)?.target;
+  const fallbackId = groupFunctions.get(fallbackGroup)?.id;
+
+  it('serves every route of the route table from its group function', () => {
+    const routes = routeTable().flatMap((group) =>
+      group.routes.map((route) => ({ group: group.name, route })),
+    );
+    expect(routes.length).toBeGreaterThan(0);
+    for (const { group, route } of routes) {
+      const key = `${route.method} ${route.path}`;
+      expect(targetOf(key), key).toBe(groupFunctions.get(group)?.id);
+    }
+    expect(new Set(methods.map((method) => method.key)).size).toBe(methods.length);
+  });
+
+  it('sends other methods on known paths and unknown paths to the fallback function', () => {
+    expect(fallbackId).toBeDefined();
+    for (const route of routeTable().flatMap((group) => group.routes)) {
+      expect(targetOf(`ANY ${route.path}`), route.path).toBe(fallbackId);
+    }
+    for (const key of ['ANY /{proxy+}', 'ANY /api/{proxy+}', 'ANY /', 'ANY /api']) {
+      expect(targetOf(key), key).toBe(fallbackId);
+    }
+  });
+
+  it('answers its own errors in the contract envelope', () => {
+    const responses = ofType('AWS::ApiGateway::GatewayResponse').map(([, response]) => response.Properties);
+    expect(responses.map((response) => response.ResponseType)).toEqual(
+      expect.arrayContaining(['DEFAULT_4XX', 'DEFAULT_5XX']),
+    );
+    for (const response of responses) {
+      const body = (response.ResponseTemplates as Record<string, string>)['application/json'] ?? '';
+      expect(body).toMatch(
+        /^\{"error":\{"code":"[A-Z_]+","message":\$context\.error\.messageString,"correlationId":"\$context\.requestId"\}\}$/,
+      );
+    }
+  });
+
+  it('deploys stage v1 with tracing, metrics and access logs', () => {
+    const stages = ofType('AWS::ApiGateway::Stage').map(([, stage]) => stage.Properties);
+    expect(stages).toHaveLength(1);
+    expect(stages[0]).toMatchObject({
+      StageName: 'v1',
+      TracingEnabled: true,
+      AccessLogSetting: { DestinationArn: expect.anything() },
+      MethodSettings: [expect.objectContaining({ MetricsEnabled: true })],
+    });
+  });
+});
+
+describe('data', () => {
+  const tableId = logicalIdOfType('AWS::DynamoDB::GlobalTable');
+
+  it('builds the table from the shared table definition', () => {
+    const table = resources[tableId]?.Properties ?? {};
+    expect(table).toMatchObject({
+      KeySchema: [
+        { AttributeName: tableDefinition.partitionKey, KeyType: 'HASH' },
+        { AttributeName: tableDefinition.sortKey, KeyType: 'RANGE' },
+      ],
+      TimeToLiveSpecification: { AttributeName: tableDefinition.timeToLiveAttribute, Enabled: true },
+      StreamSpecification: { StreamViewType: tableDefinition.streamView },
+      BillingMode: 'PAY_PER_REQUEST',
+      SSESpecification: { SSEEnabled: true, SSEType: 'KMS' },
+      Replicas: [
+        {
+          PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+          DeletionProtectionEnabled: true,
+        },
+      ],
+    });
+    const indexes = (table.GlobalSecondaryIndexes as { IndexName: string }[]).map((index) => index.IndexName);
+    expect(indexes).toEqual(tableDefinition.globalIndexes.map((index) => index.name));
+    expect(resources[tableId]).toMatchObject({ DeletionPolicy: 'Retain' });
+  });
+
+  it('never grants a wildcard action on the table', () => {
+    const statements = ofType('AWS::IAM::Policy')
+      .flatMap(([, policy]) => (policy.Properties.PolicyDocument as { Statement: unknown[] }).Statement)
+      .map((statement) => statement as { Action: string | string[]; Resource: unknown })
+      .filter((statement) => JSON.stringify(statement.Resource).includes(`"${tableId}"`));
+    expect(statements.length).toBeGreaterThanOrEqual(groupFunctions.size);
+    for (const statement of statements) {
+      const actions = [statement.Action].flat();
+      expect(actions).toContain('dynamodb:GetItem');
+      for (const action of actions) {
+        expect(action).toMatch(/^dynamodb:[A-Za-z]+$/);
+      }
+    }
+  });
+
+  it('gives every queue a dead-letter queue with its redrive count, encrypted and TLS-only', () => {
+    const queues = ofType('AWS::SQS::Queue');
+    for (const definition of queueDefinitions) {
+      const queue = queues.find(([, q]) => tagValue(q, 'service:queue') === definition.name)?.[1];
+      const redrive = queue?.Properties.RedrivePolicy as {
+        deadLetterTargetArn: unknown;
+        maxReceiveCount: number;
+      };
+      expect(redrive?.maxReceiveCount, definition.name).toBe(definition.maxReceiveCount);
+      const deadLetterId = referencedId(redrive.deadLetterTargetArn);
+      expect(deadLetterId && resources[deadLetterId]?.Type).toBe('AWS::SQS::Queue');
+      expect(queue?.Properties.VisibilityTimeout).toBe(definition.visibilityTimeoutSeconds);
+    }
+    for (const [id, queue] of queues) {
+      expect(queue.Properties.SqsManagedSseEnabled, id).toBe(true);
+    }
+    expect(ofType('AWS::SQS::QueuePolicy')).toHaveLength(queues.length);
+  });
+
+  it('keeps every bucket private, encrypted and expiring', () => {
+    const buckets = ofType('AWS::S3::Bucket');
+    expect(buckets).toHaveLength(bucketDefinitions.length);
+    for (const [id, bucket] of buckets) {
+      expect(bucket.Properties.PublicAccessBlockConfiguration, id).toEqual({
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      });
+      expect(JSON.stringify(bucket.Properties.BucketEncryption)).toContain('AES256');
+      expect(resources[id]).toMatchObject({ DeletionPolicy: 'Retain' });
+    }
+    const expirations = buckets.flatMap(([, bucket]) =>
+      (bucket.Properties.LifecycleConfiguration as { Rules: { ExpirationInDays?: number }[] }).Rules.map(
+        (rule) => rule.ExpirationInDays,
+      ),
+    );
+    expect(expirations.sort()).toEqual(
+      bucketDefinitions.map((definition) => definition.expireAfterDays).sort(),
+    );
+  });
+});
+
+describe('operations', () => {
+  it('alarms on API 5XX, function errors and throttles, and dead letters', () => {
+    const alarms = ofType('AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
+    const count = (metricName: string) => alarms.filter((alarm) => alarm.MetricName === metricName).length;
+    expect(count('5XXError')).toBe(1);
+    expect(count('Errors')).toBe(groupFunctions.size);
+    expect(count('Throttles')).toBe(groupFunctions.size);
+    expect(count('ApproximateNumberOfMessagesVisible')).toBe(queueDefinitions.length);
+    for (const alarm of alarms) {
+      expect(alarm).toMatchObject({ Threshold: 0, ComparisonOperator: 'GreaterThanThreshold', Period: 300 });
+    }
+  });
+
+  it('takes the admin token hash as a NoEcho parameter and outputs the API URL and table name', () => {
+    template.hasParameter('PlatformAdminTokenSha256', { NoEcho: true, AllowedPattern: '^[0-9a-fA-F]{64}$' });
+    template.hasOutput('ApiUrl', {});
+    template.hasOutput('TableName', {});
+  });
+});

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { call, createTenant, createVisitor } from '../helpers/api';
+
+describe('service documents', () => {
+  it('answers health with the version and a request id', async () => {
+    const response = await call('GET', '/api/health');
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ status: 'ok', version: expect.any(String) });
+    expect(response.headers.get('x-request-id')).toBeTruthy();
+  });
+
+  it('serves an OpenAPI 3.1 document listing the conversation routes', async () => {
+    const response = await call<{ openapi: string; paths: Record<string, Record<string, unknown>> }>(
+      'GET',
+      '/api/openapi.json',
+    );
+    expect(response.status).toBe(200);
+    expect(response.body.openapi).toBe('3.1.0');
+    expect(Object.keys(response.body.paths['/api/conversations/{id}'] ?? {})).toEqual(['get']);
+  });
+});
+
+describe('conversations end to end', () => {
+  it('creates, reads and lists a conversation', async () => {
+    const tenant = await createTenant();
+    const visitor = await createVisitor(tenant.widgetKey, { identifier: 'ada@example.com' });
+    const created = await call<{ id: string; messageCount: number }>('POST', '/api/conversations', {
+      token: tenant.apiKey,
+      body: { visitorId: visitor.visitor.id, message: 'Hello' },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.messageCount).toBe(1);
+    const read = await call<{ id: string; visitor: { identifier: string } }>(
+      'GET',
+      `/api/conversations/${created.body.id}`,
+      {
+        token: tenant.apiKey,
+      },
+    );
+    expect(read.status).toBe(200);
+    expect(read.body.visitor.identifier).toBe('ada@example.com');
+    const listed = await call<{ data: { id: string }[] }>('GET', '/api/conversations', {
+      token: tenant.apiKey,
+    });
+    expect(listed.body.data.map((c) => c.id)).toEqual([created.body.id]);
+  });
+});
