@@ -11,6 +11,8 @@ interface Lease {
   /** The shared window count after this instance's last lease. */
   sharedUsed: number;
   exhausted: boolean;
+  /** The lease request in flight: concurrent requests wait for it instead of leasing again. */
+  refilling?: Promise<void>;
 }
 
 export interface RateDecision {
@@ -37,29 +39,40 @@ export class RateLimiter {
     const now = clock.nowMs();
     const windowStartMs = now - (now % WINDOW_MS);
     const resetSeconds = Math.max(1, Math.ceil((windowStartMs + WINDOW_MS - now) / 1000));
-    let lease = this.leases.get(credentialId);
-    if (!lease || lease.windowStartMs !== windowStartMs) {
-      lease = { windowStartMs, available: 0, sharedUsed: 0, exhausted: false };
-      this.leases.set(credentialId, lease);
-      this.forgetOldWindows(windowStartMs);
-    }
-    if (lease.available === 0 && !lease.exhausted) {
-      const { granted, used } = await leaseFromWindow({
-        orgId,
-        credentialId,
-        windowStartMs,
-        windowMs: WINDOW_MS,
-        limit: this.limit,
-        wanted: this.chunk,
+    const lease = this.currentLease(credentialId, windowStartMs);
+    while (lease.available === 0 && !lease.exhausted) {
+      lease.refilling ??= this.refill(lease, orgId, credentialId).finally(() => {
+        lease.refilling = undefined;
       });
-      lease.available = granted;
-      lease.sharedUsed = used;
-      lease.exhausted = granted === 0;
+      await lease.refilling;
     }
     if (lease.available === 0) return { allowed: false, limit: this.limit, remaining: 0, resetSeconds };
     lease.available -= 1;
     const remaining = Math.max(0, this.limit - lease.sharedUsed + lease.available);
     return { allowed: true, limit: this.limit, remaining, resetSeconds };
+  }
+
+  private currentLease(credentialId: string, windowStartMs: number): Lease {
+    const existing = this.leases.get(credentialId);
+    if (existing && existing.windowStartMs === windowStartMs) return existing;
+    const lease: Lease = { windowStartMs, available: 0, sharedUsed: 0, exhausted: false };
+    this.leases.set(credentialId, lease);
+    this.forgetOldWindows(windowStartMs);
+    return lease;
+  }
+
+  private async refill(lease: Lease, orgId: string | undefined, credentialId: string): Promise<void> {
+    const { granted, used } = await leaseFromWindow({
+      orgId,
+      credentialId,
+      windowStartMs: lease.windowStartMs,
+      windowMs: WINDOW_MS,
+      limit: this.limit,
+      wanted: this.chunk,
+    });
+    lease.available += granted;
+    lease.sharedUsed = used;
+    lease.exhausted = granted === 0;
   }
 
   private forgetOldWindows(current: number): void {
