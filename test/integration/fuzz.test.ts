@@ -27,9 +27,23 @@ describe('no input ever produces a 5xx', () => {
     const request = fc.record({
       route: fc.constantFrom(...routes),
       id: fc.oneof(fc.uuid(), fc.string({ maxLength: 40 }), fc.constant('%00'), fc.constant('..')),
-      body: fc.oneof(json.map((value) => JSON.stringify(value)), fc.string({ maxLength: 200 })),
-      query: fc.dictionary(fc.constantFrom('limit', 'cursor', 'status', 'tag', 'visitorId', 'x'), fc.string({ maxLength: 30 })),
-      credential: fc.constantFrom('apiKey', 'adminSession', 'operatorSession', 'visitor', 'platform', 'garbage', 'none'),
+      body: fc.oneof(
+        json.map((value) => JSON.stringify(value)),
+        fc.string({ maxLength: 200 }),
+      ),
+      query: fc.dictionary(
+        fc.constantFrom('limit', 'cursor', 'status', 'tag', 'visitorId', 'x'),
+        fc.string({ maxLength: 30 }),
+      ),
+      credential: fc.constantFrom(
+        'apiKey',
+        'adminSession',
+        'operatorSession',
+        'visitor',
+        'platform',
+        'garbage',
+        'none',
+      ),
     });
     await fc.assert(
       fc.asyncProperty(request, async ({ route, id, body, query, credential }) => {

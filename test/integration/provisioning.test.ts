@@ -5,10 +5,14 @@ const admin = () => ({ token: platformToken() });
 
 describe('organizations', () => {
   it('are created with defaults and a public widget key, and read back', async () => {
-    const created = await call<Record<string, unknown> & { id: string; widgetKey: string }>('POST', '/api/admin/organizations', {
-      ...admin(),
-      body: { name: 'Acme' },
-    });
+    const created = await call<Record<string, unknown> & { id: string; widgetKey: string }>(
+      'POST',
+      '/api/admin/organizations',
+      {
+        ...admin(),
+        body: { name: 'Acme' },
+      },
+    );
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({
       name: 'Acme',
@@ -24,10 +28,14 @@ describe('organizations', () => {
   });
 
   it('keep the default locale among the locales (422 otherwise) and accept only BCP 47 tags', async () => {
-    const mismatch = await call<{ error: { details: { field: string } } }>('POST', '/api/admin/organizations', {
-      ...admin(),
-      body: { name: 'Acme', locales: ['en', 'fr'], defaultLocale: 'de' },
-    });
+    const mismatch = await call<{ error: { details: { field: string } } }>(
+      'POST',
+      '/api/admin/organizations',
+      {
+        ...admin(),
+        body: { name: 'Acme', locales: ['en', 'fr'], defaultLocale: 'de' },
+      },
+    );
     expect(mismatch.status).toBe(422);
     expect(mismatch.body.error.details.field).toBe('defaultLocale');
     const badTag = await call<{ error: { details: { field: string } } }>('POST', '/api/admin/organizations', {
@@ -41,11 +49,14 @@ describe('organizations', () => {
   it('are updated field by field, and the change reaches credentials at once', async () => {
     const tenant = await createTenant({ modules: [] });
     expect((await call('GET', '/api/me', { token: tenant.apiKey })).status).toBe(402);
-    const patched = await call<{ modules: string[]; name: string; chatbot: { enabled: boolean; confidenceThreshold: number } }>(
-      'PATCH',
-      `/api/admin/organizations/${tenant.orgId}`,
-      { ...admin(), body: { modules: ['automation_api'], chatbot: { enabled: true } } },
-    );
+    const patched = await call<{
+      modules: string[];
+      name: string;
+      chatbot: { enabled: boolean; confidenceThreshold: number };
+    }>('PATCH', `/api/admin/organizations/${tenant.orgId}`, {
+      ...admin(),
+      body: { modules: ['automation_api'], chatbot: { enabled: true } },
+    });
     expect(patched.status).toBe(200);
     expect(patched.body.name).toBe('Test org');
     expect(patched.body.chatbot).toMatchObject({ enabled: true, confidenceThreshold: 0.6 });
@@ -55,8 +66,18 @@ describe('organizations', () => {
   it('that do not exist are 404 for every provisioning call', async () => {
     const missing = crypto.randomUUID();
     expect((await call('GET', `/api/admin/organizations/${missing}`, admin())).status).toBe(404);
-    expect((await call('PATCH', `/api/admin/organizations/${missing}`, { ...admin(), body: { name: 'x' } })).status).toBe(404);
-    expect((await call('POST', `/api/admin/organizations/${missing}/api-keys`, { ...admin(), body: { name: 'k' } })).status).toBe(404);
+    expect(
+      (await call('PATCH', `/api/admin/organizations/${missing}`, { ...admin(), body: { name: 'x' } }))
+        .status,
+    ).toBe(404);
+    expect(
+      (
+        await call('POST', `/api/admin/organizations/${missing}/api-keys`, {
+          ...admin(),
+          body: { name: 'k' },
+        })
+      ).status,
+    ).toBe(404);
     const operator = await call('POST', `/api/admin/organizations/${missing}/operators`, {
       ...admin(),
       body: { name: 'A', email: 'a@example.com', role: 'admin' },
@@ -68,10 +89,14 @@ describe('organizations', () => {
 describe('API keys, operators and sessions', () => {
   it('show the key once and never again', async () => {
     const tenant = await createTenant();
-    const created = await call<{ id: string; key: string; scopes: string[] }>('POST', `/api/admin/organizations/${tenant.orgId}/api-keys`, {
-      ...admin(),
-      body: { name: 'ci', scopes: ['conversations:read', 'conversations:read'] },
-    });
+    const created = await call<{ id: string; key: string; scopes: string[] }>(
+      'POST',
+      `/api/admin/organizations/${tenant.orgId}/api-keys`,
+      {
+        ...admin(),
+        body: { name: 'ci', scopes: ['conversations:read', 'conversations:read'] },
+      },
+    );
     expect(created.status).toBe(201);
     expect(created.body.key.startsWith('svc_sk_')).toBe(true);
     expect(created.body.scopes).toEqual(['conversations:read']);
@@ -82,10 +107,14 @@ describe('API keys, operators and sessions', () => {
   it('make operator e-mails unique per organization (409) and sessions carry the role', async () => {
     const tenant = await createTenant();
     const body = { name: 'Lin', email: 'Lin@Example.com', role: 'operator' };
-    const first = await call<{ id: string; email: string; orgId: string }>('POST', `/api/admin/organizations/${tenant.orgId}/operators`, {
-      ...admin(),
-      body,
-    });
+    const first = await call<{ id: string; email: string; orgId: string }>(
+      'POST',
+      `/api/admin/organizations/${tenant.orgId}/operators`,
+      {
+        ...admin(),
+        body,
+      },
+    );
     expect(first.status).toBe(201);
     expect(first.body).toMatchObject({ email: 'lin@example.com', orgId: tenant.orgId, role: 'operator' });
     const duplicate = await call('POST', `/api/admin/organizations/${tenant.orgId}/operators`, {
@@ -101,7 +130,11 @@ describe('API keys, operators and sessions', () => {
     expect(session.status).toBe(201);
     expect(session.body.token.startsWith('svc_os_')).toBe(true);
     expect(Date.parse(session.body.expiresAt)).toBeGreaterThan(Date.now());
-    const missingOperator = await call('POST', `/api/admin/organizations/${tenant.orgId}/operators/${crypto.randomUUID()}/sessions`, admin());
+    const missingOperator = await call(
+      'POST',
+      `/api/admin/organizations/${tenant.orgId}/operators/${crypto.randomUUID()}/sessions`,
+      admin(),
+    );
     expect(missingOperator.status).toBe(404);
   });
 });
