@@ -24,11 +24,17 @@ export async function createTable(endpoint: string, tableName: string): Promise<
   client.destroy();
 }
 
-/** Returns the environment variables (queue URLs) functions read. */
-export async function createQueues(endpoint: string, prefix: string): Promise<Record<string, string>> {
+export interface CreatedQueues {
+  /** Queue URLs under the environment variables functions read. */
+  env: Record<string, string>;
+  byName: Map<string, { url: string; arn: string }>;
+}
+
+export async function createQueues(endpoint: string, prefix: string): Promise<CreatedQueues> {
   // fauxqs answers with queue URLs on a host that does not resolve: keep using the endpoint.
   const client = new SQSClient({ endpoint, useQueueUrlAsEndpoint: false });
   const env: Record<string, string> = {};
+  const byName = new Map<string, { url: string; arn: string }>();
   for (const queue of queueDefinitions) {
     const dlq = await client.send(
       new CreateQueueCommand({ QueueName: `${prefix}-${deadLetterName(queue)}` }),
@@ -48,10 +54,23 @@ export async function createQueues(endpoint: string, prefix: string): Promise<Re
         },
       }),
     );
-    if (created.QueueUrl) env[queue.envVar] = created.QueueUrl;
+    if (!created.QueueUrl) throw new Error(`queue ${queue.name} was not created`);
+    const arn = await client.send(
+      new GetQueueAttributesCommand({ QueueUrl: created.QueueUrl, AttributeNames: ['QueueArn'] }),
+    );
+    env[queue.envVar] = created.QueueUrl;
+    byName.set(queue.name, { url: created.QueueUrl, arn: arn.Attributes?.QueueArn ?? '' });
   }
   client.destroy();
-  return env;
+  return { env, byName };
+}
+
+export async function streamArnOf(endpoint: string, tableName: string): Promise<string> {
+  const client = new DynamoDBClient({ endpoint });
+  const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+  client.destroy();
+  if (!Table?.LatestStreamArn) throw new Error(`table ${tableName} has no stream`);
+  return Table.LatestStreamArn;
 }
 
 export async function createBuckets(endpoint: string, prefix: string): Promise<Record<string, string>> {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { mintPlatformToken } from '../../shared/auth/tokens';
-import { createBuckets, createQueues, createTable } from './bootstrap';
+import { createBuckets, createQueues, createTable, streamArnOf } from './bootstrap';
 import { type Progress, type RunningEmulator, startDynamoDb, startSes, startSqsAndS3 } from './emulators';
 import type { DemoCredentials } from './seed';
 
@@ -20,6 +20,7 @@ export interface LocalStack {
   platformAdminToken: string;
   demo: DemoCredentials | undefined;
   endpoints: Record<string, string>;
+  tableName: string;
   stop(): Promise<void>;
 }
 
@@ -66,7 +67,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const s3 = process.env.AWS_ENDPOINT_URL_S3 || sqsAndS3;
 
     await createTable(dynamodb, TABLE_NAME);
-    const queueEnv = await createQueues(sqs, RESOURCE_PREFIX);
+    const queues = await createQueues(sqs, RESOURCE_PREFIX);
     const bucketEnv = await createBuckets(s3, RESOURCE_PREFIX);
     progress('table, queues (with dead-letter queues) and buckets ready');
 
@@ -80,7 +81,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       PLATFORM_ADMIN_TOKEN: platformAdminToken,
       CURSOR_SIGNING_KEY: process.env.CURSOR_SIGNING_KEY ?? randomBytes(32).toString('base64url'),
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
-      ...queueEnv,
+      ...queues.env,
       ...bucketEnv,
       ...options.env,
     });
@@ -91,6 +92,18 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : options.port;
     progress(`API listening on http://127.0.0.1:${port}`);
+
+    const { workerDefinitions } = await import('../../functions/workers');
+    const { startWorkers } = await import('./workers');
+    const consumers = await startWorkers({
+      workers: workerDefinitions,
+      sqsEndpoint: sqs,
+      dynamodbEndpoint: dynamodb,
+      queues: queues.byName,
+      streamArn: await streamArnOf(dynamodb, TABLE_NAME),
+      onError: (worker, error) => console.error(`[worker ${worker}]`, error),
+    });
+    progress(`${consumers.length} queue and stream consumers running`);
 
     let demo: DemoCredentials | undefined;
     if (options.seedDemo) {
@@ -104,7 +117,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       platformAdminToken,
       demo,
       endpoints: { dynamodb, sqs, s3, ses },
+      tableName: TABLE_NAME,
       stop: async () => {
+        await Promise.all(consumers.map((consumer) => consumer.stop()));
         await new Promise<void>((resolve) => {
           server.closeAllConnections();
           server.close(() => resolve());

@@ -67,8 +67,11 @@ export function parseOrgToken(token: string): ParsedOrgToken | undefined {
   return undefined;
 }
 
-/** Constant-time comparison of two hex digests. */
+const HEX_BYTES = /^(?:[0-9a-f]{2})+$/i;
+
+/** Constant-time comparison of two hex digests; anything that is not whole hex bytes never matches. */
 export function sameHash(a: string, b: string): boolean {
+  if (!HEX_BYTES.test(a) || !HEX_BYTES.test(b)) return false;
   const left = Buffer.from(a, 'hex');
   const right = Buffer.from(b, 'hex');
   return left.length === right.length && left.length > 0 && timingSafeEqual(left, right);

@@ -24,8 +24,9 @@ export function decodeCursor(cursor: string, orgId: string, queryId: string): St
   });
   const [payload, signature, extra] = cursor.split('.');
   if (!payload || !signature || extra !== undefined) throw invalid;
-  const expected = sign(payload);
-  const given = Buffer.from(signature, 'base64url');
+  // Compare the canonical text, not decoded bytes: base64url decoding tolerates altered padding.
+  const expected = Buffer.from(sign(payload).toString('base64url'));
+  const given = Buffer.from(signature);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid;
   let decoded: { o?: unknown; q?: unknown; k?: unknown };
   try {

@@ -6,12 +6,15 @@
  * nested tricks such as `<scr<b>ipt>`.
  */
 const DANGEROUS_ELEMENT =
-  /<(script|style|iframe|object|embed|noscript|template|textarea|title|xmp|noembed|noframes)\b[^>]*>[\s\S]*?<\/\1\s*>/gi;
-const ANY_TAG = /<\/?[a-z!?][^<>]*>/gi;
+  /<(script|style|iframe|object|embed|noscript|template|textarea|title|xmp|noembed|noframes)\b[^>]*>[\s\S]*?<\/\1\b[^>]*>/gi;
+/** A tag, with quoted attribute values that may themselves contain `>`. */
+const ANY_TAG = /<\/?[a-z!?](?:[^<>"']|"[^"]*"|'[^']*')*>/gi;
+/** What is left of a tag that never closed (`<scr<b>ipt` → `<script`): its opening bracket goes. */
+const TAG_OPENING = /<(?=[a-z/!?])/gi;
 const MAX_PASSES = 20;
 
 function onePass(text: string): string {
-  return text.replace(DANGEROUS_ELEMENT, '').replace(ANY_TAG, '');
+  return text.replace(DANGEROUS_ELEMENT, '').replace(ANY_TAG, '').replace(TAG_OPENING, '');
 }
 
 export function sanitizeText(input: string): string {

@@ -6,6 +6,8 @@ declare module 'vitest' {
     baseUrl: string;
     platformAdminToken: string;
     rateLimitPerMinute: number;
+    endpoints: Record<string, string>;
+    tableName: string;
   }
 }
 
@@ -23,6 +25,8 @@ export async function setup(project: TestProject): Promise<void> {
   project.provide('baseUrl', stack.baseUrl);
   project.provide('platformAdminToken', stack.platformAdminToken);
   project.provide('rateLimitPerMinute', RATE_LIMIT_PER_MINUTE);
+  project.provide('endpoints', stack.endpoints);
+  project.provide('tableName', stack.tableName);
 }
 
 export async function teardown(): Promise<void> {

@@ -1,0 +1,54 @@
+import { pathToFileURL } from 'node:url';
+import { type WorkerDefinition, workerEntry } from '../../functions/workers';
+import {
+  type Consumer,
+  type QueueHandler,
+  type StreamHandler,
+  startQueueConsumer,
+  startStreamConsumer,
+} from './consumers';
+
+/** Runs every worker of the registry against its local event source, as Lambda would in AWS. */
+export async function startWorkers(options: {
+  workers: readonly WorkerDefinition[];
+  sqsEndpoint: string;
+  dynamodbEndpoint: string;
+  queues: Map<string, { url: string; arn: string }>;
+  streamArn: string;
+  onError: (worker: string, error: unknown) => void;
+}): Promise<Consumer[]> {
+  const consumers: Consumer[] = [];
+  for (const worker of options.workers) {
+    const module = (await import(pathToFileURL(`${process.cwd()}/${workerEntry(worker.name)}`).href)) as {
+      handler: QueueHandler & StreamHandler;
+    };
+    const onError = (error: unknown) => options.onError(worker.name, error);
+    if (worker.source.kind === 'queue') {
+      const queue = options.queues.get(worker.source.queue);
+      if (!queue) throw new Error(`worker ${worker.name}: no queue ${worker.source.queue}`);
+      consumers.push(
+        startQueueConsumer({
+          name: worker.name,
+          endpoint: options.sqsEndpoint,
+          queueUrl: queue.url,
+          queueArn: queue.arn,
+          batchSize: worker.source.batchSize,
+          handler: module.handler,
+          onError,
+        }),
+      );
+    } else {
+      consumers.push(
+        startStreamConsumer({
+          name: worker.name,
+          endpoint: options.dynamodbEndpoint,
+          streamArn: options.streamArn,
+          batchSize: worker.source.batchSize,
+          handler: module.handler,
+          onError,
+        }),
+      );
+    }
+  }
+  return consumers;
+}

@@ -1,0 +1,147 @@
+import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { DynamoDBRecord, SQSRecord } from 'aws-lambda';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { streamArnOf } from '../../infra/local/bootstrap';
+import { type Consumer, startQueueConsumer, startStreamConsumer } from '../../infra/local/consumers';
+
+/** The local event sources behave like Lambda's: partial batch failures, redrive, stream order. */
+const consumers: Consumer[] = [];
+
+afterEach(async () => {
+  await Promise.all(consumers.splice(0).map((consumer) => consumer.stop()));
+});
+
+async function eventually<T>(read: () => T, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('the local SQS event source', () => {
+  it('deletes what succeeded, redelivers what failed, and dead-letters a poison message', async () => {
+    const endpoint = inject('endpoints').sqs ?? '';
+    const sqs = new SQSClient({ endpoint, useQueueUrlAsEndpoint: false });
+    const name = `consumer-test-${Date.now()}`;
+    const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }));
+    const dlqArn = (
+      await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }))
+    ).Attributes?.QueueArn;
+    const queue = await sqs.send(
+      new CreateQueueCommand({
+        QueueName: name,
+        Attributes: {
+          VisibilityTimeout: '1',
+          RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: 2 }),
+        },
+      }),
+    );
+    const queueUrl = queue.QueueUrl ?? '';
+    const handled: string[] = [];
+    const poisonAttempts: SQSRecord[] = [];
+    consumers.push(
+      startQueueConsumer({
+        name: 'test',
+        endpoint,
+        queueUrl,
+        queueArn: 'arn:aws:sqs:local:000000000000:test',
+        batchSize: 10,
+        handler: async (event) => {
+          const failures = event.Records.filter((record) => record.body === 'poison');
+          poisonAttempts.push(...failures);
+          handled.push(
+            ...event.Records.filter((record) => record.body !== 'poison').map((record) => record.body),
+          );
+          return { batchItemFailures: failures.map((record) => ({ itemIdentifier: record.messageId })) };
+        },
+      }),
+    );
+    for (const body of ['a', 'poison', 'b'])
+      await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
+
+    await eventually(
+      () => poisonAttempts.length,
+      (count) => count >= 2,
+    );
+    expect(handled.sort()).toEqual(['a', 'b']);
+    expect(poisonAttempts.length).toBe(2);
+    const dead = await eventually(
+      () =>
+        sqs.send(
+          new GetQueueAttributesCommand({
+            QueueUrl: dlq.QueueUrl,
+            AttributeNames: ['ApproximateNumberOfMessages'],
+          }),
+        ),
+      () => true,
+    );
+    const deadCount = async () => Number((await dead).Attributes?.ApproximateNumberOfMessages ?? 0);
+    let count = await deadCount();
+    for (let i = 0; i < 50 && count === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const attributes = await sqs.send(
+        new GetQueueAttributesCommand({
+          QueueUrl: dlq.QueueUrl,
+          AttributeNames: ['ApproximateNumberOfMessages'],
+        }),
+      );
+      count = Number(attributes.Attributes?.ApproximateNumberOfMessages ?? 0);
+    }
+    expect(count).toBe(1);
+    sqs.destroy();
+  });
+});
+
+describe('the local DynamoDB stream event source', () => {
+  it('delivers table writes in order and retries from the first failed record', async () => {
+    const endpoint = inject('endpoints').dynamodb ?? '';
+    const tableName = inject('tableName');
+    const seen: DynamoDBRecord[] = [];
+    let failOnce = true;
+    consumers.push(
+      startStreamConsumer({
+        name: 'test',
+        endpoint,
+        streamArn: await streamArnOf(endpoint, tableName),
+        batchSize: 10,
+        pollMs: 50,
+        handler: async (event) => {
+          const mine = event.Records.filter((record) =>
+            record.dynamodb?.Keys?.pk?.S?.startsWith('TEST#stream'),
+          );
+          const second = mine.findIndex((record) => record.dynamodb?.Keys?.sk?.S === '2');
+          if (failOnce && second >= 0) {
+            failOnce = false;
+            seen.push(...mine.slice(0, second));
+            return { batchItemFailures: [{ itemIdentifier: mine[second]?.dynamodb?.SequenceNumber ?? '' }] };
+          }
+          seen.push(...mine);
+          return { batchItemFailures: [] };
+        },
+      }),
+    );
+    // Let the consumer find the shards before writing (it starts from the newest record).
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const dynamo = new DynamoDBClient({ endpoint });
+    for (const sk of ['1', '2', '3']) {
+      await dynamo.send(
+        new PutItemCommand({ TableName: tableName, Item: { pk: { S: 'TEST#stream' }, sk: { S: sk } } }),
+      );
+    }
+    const records = await eventually(
+      () => seen.map((record) => record.dynamodb?.Keys?.sk?.S),
+      (keys) => keys.length >= 3,
+    );
+    expect(records).toEqual(['1', '2', '3']);
+    expect(seen.every((record) => record.eventName === 'INSERT')).toBe(true);
+    dynamo.destroy();
+  });
+});
