@@ -12,7 +12,7 @@ import {
   operator,
   sessionToken,
 } from '../../shared/schemas/organization';
-import { z } from '../../shared/schemas/zod';
+import * as z from '../../shared/schemas/zod';
 
 export const createApiKey = route({
   method: 'POST',

@@ -8,7 +8,7 @@ import {
   organization,
   updateOrganizationBody,
 } from '../../shared/schemas/organization';
-import { z } from '../../shared/schemas/zod';
+import * as z from '../../shared/schemas/zod';
 
 const orgParams = z.strictObject({ orgId: uuid });
 

@@ -1,7 +1,7 @@
 import { callerTypeNames } from '../../shared/http/caller';
 import { ok, route } from '../../shared/http/route';
 import { roleScopes } from '../../shared/http/scopes';
-import { z } from '../../shared/schemas/zod';
+import * as z from '../../shared/schemas/zod';
 
 const me = z.object({
   organizationId: z.uuid(),

@@ -1,7 +1,7 @@
 import { config } from '../../shared/config';
 import { buildOpenApi } from '../../shared/http/openapi';
 import { ok, reply, route } from '../../shared/http/route';
-import { z } from '../../shared/schemas/zod';
+import * as z from '../../shared/schemas/zod';
 import { allRoutes } from '../routes';
 import { referencePage } from './reference-page';
 

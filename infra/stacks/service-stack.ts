@@ -11,12 +11,15 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import { Alarm, ComparisonOperator, type Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { AttributeType, Billing, StreamViewType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { fallbackGroup, groupEntry, routeTable } from '../../functions/routes';
+import { workerDefinitions, workerEntry } from '../../functions/workers';
 import packageJson from '../../package.json' with { type: 'json' };
 import { tableDefinition } from '../../shared/db/table';
 import { bucketDefinitions, deadLetterName, queueDefinitions } from '../../shared/resources';
@@ -25,8 +28,9 @@ import { ServiceFunction } from '../constructs/service-function';
 type QueueName = (typeof queueDefinitions)[number]['name'];
 type BucketName = (typeof bucketDefinitions)[number]['name'];
 
-/** Tag on every route-group function, so tests and operators can tell them from CDK helper functions. */
+/** Tags on our functions, so tests and operators can tell them apart and from CDK helper functions. */
 export const ROUTE_GROUP_TAG = 'service:route-group';
+export const WORKER_TAG = 'service:worker';
 
 /**
  * Queues and buckets a route group uses, granted and wired by env var. Every API group also gets
@@ -199,6 +203,43 @@ export class ServiceStack extends Stack {
       alarms.push(
         [`${groupId}Errors`, fn.metricErrors(), 'Sum'],
         [`${groupId}Throttles`, fn.metricThrottles(), 'Sum'],
+      );
+    }
+
+    for (const worker of workerDefinitions) {
+      const workerId = pascal(worker.name);
+      const fn = new ServiceFunction(this, `${workerId}Worker`, {
+        entry: workerEntry(worker.name),
+        description: worker.description,
+        timeout: Duration.seconds(worker.timeoutSeconds),
+        environment,
+      }).bindTable(table, 'readWrite');
+      const { source } = worker;
+      if (source.kind === 'queue') {
+        const queue = queues.get(source.queue);
+        const definition = queueDefinitions.find((q) => q.name === source.queue);
+        // Lambda refuses an SQS trigger whose visibility timeout is shorter than the function's timeout.
+        if (!queue || !definition || definition.visibilityTimeoutSeconds < worker.timeoutSeconds) {
+          throw new Error(`Worker ${worker.name}: queue ${source.queue} is missing or times out before it`);
+        }
+        fn.addEventSource(
+          new SqsEventSource(queue, { batchSize: source.batchSize, reportBatchItemFailures: true }),
+        );
+      } else {
+        fn.addEventSource(
+          new DynamoEventSource(table, {
+            startingPosition: StartingPosition.TRIM_HORIZON,
+            batchSize: source.batchSize,
+            reportBatchItemFailures: true,
+            bisectBatchOnError: true,
+            retryAttempts: 10,
+          }),
+        );
+      }
+      Tags.of(fn).add(WORKER_TAG, worker.name);
+      alarms.push(
+        [`${workerId}WorkerErrors`, fn.metricErrors(), 'Sum'],
+        [`${workerId}WorkerThrottles`, fn.metricThrottles(), 'Sum'],
       );
     }
 

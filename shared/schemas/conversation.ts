@@ -1,6 +1,6 @@
 import { cursorPage, isoInstant, localeTag, metadataObject, pageLimit, uuid } from './common';
 import { visitor } from './visitor';
-import { z } from './zod';
+import * as z from './zod';
 
 export const conversationStatus = z.enum(['open', 'pending', 'snoozed', 'closed']);
 export const conversationPriority = z.enum(['low', 'normal', 'high', 'urgent']);

@@ -1,6 +1,6 @@
 import { isoInstant, uuid } from './common';
 import { senderType } from './conversation';
-import { z } from './zod';
+import * as z from './zod';
 
 export const message = z.object({
   id: uuid,

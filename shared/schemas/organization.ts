@@ -1,6 +1,6 @@
 import { scopes } from '../http/scopes';
 import { isoInstant, localeTag, uuid } from './common';
-import { z } from './zod';
+import * as z from './zod';
 
 const moduleName = z
   .string()

@@ -1,5 +1,5 @@
 import { isoInstant, metadataObject, uuid } from './common';
-import { z } from './zod';
+import * as z from './zod';
 
 export const visitor = z.object({
   id: uuid,

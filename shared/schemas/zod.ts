@@ -1,10 +1,12 @@
-import * as z from 'zod/mini';
+import { config } from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
 
 /**
- * `zod/mini` keeps each function bundle small (full zod adds ~450 KB minified); the English locale
- * gives integrators readable messages instead of "Invalid input".
+ * `zod/mini`, configured once with English messages (integrators read them, "Invalid input" helps
+ * nobody). Import it as a namespace, `import * as z from '…/schemas/zod'`: member access on a
+ * namespace lets esbuild drop what is unused (full zod or a re-exported namespace object would pull
+ * every locale into each bundle, ~430 KB).
  */
-z.config(en());
+config(en());
 
-export { z };
+export * from 'zod/mini';

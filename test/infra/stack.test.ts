@@ -2,7 +2,8 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { fallbackGroup, routeTable } from '../../functions/routes';
-import { ROUTE_GROUP_TAG, ServiceStack } from '../../infra/stacks/service-stack';
+import { workerDefinitions } from '../../functions/workers';
+import { ROUTE_GROUP_TAG, ServiceStack, WORKER_TAG } from '../../infra/stacks/service-stack';
 import { tableDefinition } from '../../shared/db/table';
 import { bucketDefinitions, queueDefinitions } from '../../shared/resources';
 
@@ -68,6 +69,17 @@ describe('functions', () => {
       );
       expect(variables).not.toHaveProperty('NODE_OPTIONS');
       expect(JSON.stringify(variables.CURSOR_SIGNING_KEY)).toContain('{{resolve:secretsmanager:');
+    }
+  });
+
+  it('has one function per worker, triggered by its source', () => {
+    const workers = ofType('AWS::Lambda::Function').filter(([, fn]) => tagValue(fn, WORKER_TAG));
+    expect(workers.map(([, fn]) => tagValue(fn, WORKER_TAG)).sort()).toEqual(
+      workerDefinitions.map((worker) => worker.name).sort(),
+    );
+    const mappings = ofType('AWS::Lambda::EventSourceMapping').map(([, mapping]) => mapping.Properties);
+    for (const [id] of workers) {
+      expect(mappings.filter((mapping) => referencedId(mapping.FunctionName) === id)).toHaveLength(1);
     }
   });
 
@@ -173,13 +185,12 @@ describe('data', () => {
       .flatMap(([, policy]) => (policy.Properties.PolicyDocument as { Statement: unknown[] }).Statement)
       .map((statement) => statement as { Action: string | string[]; Resource: unknown })
       .filter((statement) => JSON.stringify(statement.Resource).includes(`"${tableId}"`));
-    expect(statements.length).toBeGreaterThanOrEqual(groupFunctions.size);
-    for (const statement of statements) {
-      const actions = [statement.Action].flat();
-      expect(actions).toContain('dynamodb:GetItem');
-      for (const action of actions) {
-        expect(action).toMatch(/^dynamodb:[A-Za-z]+$/);
-      }
+    const itemReaders = statements.filter((statement) =>
+      [statement.Action].flat().includes('dynamodb:GetItem'),
+    );
+    expect(itemReaders.length).toBeGreaterThanOrEqual(groupFunctions.size);
+    for (const action of statements.flatMap((statement) => [statement.Action].flat())) {
+      expect(action).toMatch(/^dynamodb:[A-Za-z]+$/);
     }
   });
 
@@ -231,8 +242,8 @@ describe('operations', () => {
     const alarms = ofType('AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
     const count = (metricName: string) => alarms.filter((alarm) => alarm.MetricName === metricName).length;
     expect(count('5XXError')).toBe(1);
-    expect(count('Errors')).toBe(groupFunctions.size);
-    expect(count('Throttles')).toBe(groupFunctions.size);
+    expect(count('Errors')).toBe(groupFunctions.size + workerDefinitions.length);
+    expect(count('Throttles')).toBe(groupFunctions.size + workerDefinitions.length);
     expect(count('ApproximateNumberOfMessagesVisible')).toBe(queueDefinitions.length);
     for (const alarm of alarms) {
       expect(alarm).toMatchObject({ Threshold: 0, ComparisonOperator: 'GreaterThanThreshold', Period: 300 });

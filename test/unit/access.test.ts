@@ -9,7 +9,7 @@ import { ForbiddenError, ModuleRequiredError, NotFoundError } from '../../shared
 import { checkAccess } from '../../shared/http/middleware/authorize';
 import { route } from '../../shared/http/route';
 import type { Organization } from '../../shared/schemas/organization';
-import { z } from '../../shared/schemas/zod';
+import * as z from '../../shared/schemas/zod';
 
 const orgId = '01a200d1-22e7-7191-94d8-9a34a53961fd';
 const conversationId = '01a200d1-479d-71be-a50a-39902031adcd';
@@ -58,11 +58,9 @@ describe('loadConversation', () => {
     await expect(loadConversation(otherVisitor, organization(null), conversationId)).rejects.toBeInstanceOf(
       NotFoundError,
     );
-    ddb
-      .on(GetCommand)
-      .resolves({
-        Item: { id: conversationId, visitorId, deletedAt: clock.nowIso(), lastMessageAt: clock.nowIso() },
-      });
+    ddb.on(GetCommand).resolves({
+      Item: { id: conversationId, visitorId, deletedAt: clock.nowIso(), lastMessageAt: clock.nowIso() },
+    });
     await expect(loadConversation(apiKey, organization(null), conversationId)).rejects.toBeInstanceOf(
       NotFoundError,
     );

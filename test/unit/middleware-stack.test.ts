@@ -17,7 +17,7 @@ import { organizations } from '../../shared/db/organizations';
 import { created, ok, route } from '../../shared/http/route';
 import { createHandler } from '../../shared/http/stack';
 import { logger } from '../../shared/logger';
-import { z } from '../../shared/schemas/zod';
+import * as z from '../../shared/schemas/zod';
 import { apiGatewayEvent, type EventOptions, lambdaContext } from './helpers/apigw-event';
 import { type ApiKeyFixture, apiKeyFixture, batchGetFrom, organizationItem } from './helpers/auth-items';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../shared/http/errors';
 import { parseOrThrow } from '../../shared/http/validation';
-import { z } from '../../shared/schemas/zod';
+import * as z from '../../shared/schemas/zod';
 
 const schema = z.strictObject({
   name: z.string().check(z.minLength(1)),
