@@ -1,17 +1,18 @@
 import { indexRoutes, type RouteIndex } from '../../shared/http/router';
 import { createHandler } from '../../shared/http/stack';
-import { allRoutes } from '../routes';
 import { platformRoutes } from './routes';
 
-let everyRoute: RouteIndex | undefined;
+let everyRoute: Promise<RouteIndex> | undefined;
 
 /**
  * Besides its own routes, this function receives what API Gateway matches to no method (`ANY` on a
- * known resource → 405) or to no resource (`{proxy+}` → 404).
+ * known resource → 405) or to no resource (`{proxy+}` → 404). The whole route table is imported
+ * lazily (esbuild defers a dynamically imported module), so a cold health check does not build
+ * every group's schemas.
  */
 export const handler = createHandler(platformRoutes, {
   everyRoute: () => {
-    everyRoute ??= indexRoutes(allRoutes());
+    everyRoute ??= import('../routes').then(({ allRoutes }) => indexRoutes(allRoutes()));
     return everyRoute;
   },
 });

@@ -2,7 +2,6 @@ import { config } from '../../shared/config';
 import { buildOpenApi } from '../../shared/http/openapi';
 import { ok, reply, route } from '../../shared/http/route';
 import * as z from '../../shared/schemas/zod';
-import { allRoutes } from '../routes';
 import { referencePage } from './reference-page';
 
 let openApiDocument: unknown;
@@ -33,7 +32,10 @@ export const getOpenApi = route({
   response: { status: 200, schema: z.record(z.string(), z.unknown()), description: 'OpenAPI 3.1 document' },
   handle: async () => {
     // Built on first use, then kept: the document cannot change while the code does not.
-    openApiDocument ??= buildOpenApi(allRoutes(), config.serviceVersion);
+    if (!openApiDocument) {
+      const { allRoutes } = await import('../routes');
+      openApiDocument = buildOpenApi(allRoutes(), config.serviceVersion);
+    }
     return ok(openApiDocument as Record<string, unknown>, { 'Cache-Control': 'public, max-age=300' });
   },
 });

@@ -35,7 +35,7 @@ export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Prom
  */
 export function createHandler(
   routes: readonly AnyRoute[],
-  options: { everyRoute?: () => RouteIndex } = {},
+  options: { everyRoute?: () => Promise<RouteIndex> } = {},
 ): ApiHandler {
   const own = indexRoutes(routes);
   const dispatch = async (

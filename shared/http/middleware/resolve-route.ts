@@ -5,17 +5,18 @@ import type { RouteIndex } from '../router';
 /**
  * Routing is decided before authentication: an unknown path is 404 and a known path with another
  * method is 405, whoever asks. `everyRoute` is the whole API's index, which only the fallback
- * function needs (in AWS, API Gateway sends it the `ANY` and `{proxy+}` leftovers).
+ * function needs (in AWS, API Gateway sends it the `ANY` and `{proxy+}` leftovers), loaded on the
+ * first miss so that its cold start does not pay for every group's schemas.
  */
-export const resolveRoute = (own: RouteIndex, everyRoute?: () => RouteIndex): HttpMiddleware => ({
-  before: (request) => {
+export const resolveRoute = (own: RouteIndex, everyRoute?: () => Promise<RouteIndex>): HttpMiddleware => ({
+  before: async (request) => {
     const { httpMethod, resource } = request.event;
     const route = own.find(httpMethod, resource);
     if (route) {
       request.context.state.route = route;
       return;
     }
-    const allowed = (everyRoute?.() ?? own).methodsOf(resource);
+    const allowed = (everyRoute ? await everyRoute() : own).methodsOf(resource);
     if (allowed.length > 0) throw new MethodNotAllowedError(allowed);
     throw new NotFoundError(`No route for ${httpMethod} ${request.event.path}`);
   },

@@ -1,0 +1,75 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { BuildOptions } from 'esbuild';
+
+export const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * Bundles are written under the project's node_modules so that Node's resolution of the external
+ * `@aws-sdk/*` packages finds /work/main/node_modules, exactly as the Lambda runtime finds its SDK.
+ */
+export const benchCacheRoot = join(projectRoot, 'node_modules', '.cache', 'bench');
+
+/** The same banner as infra/constructs/service-function.ts: an ESM bundle has no `require` of its own. */
+export const REQUIRE_BANNER =
+  "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+/**
+ * What CDK's NodejsFunction passes to esbuild for every ServiceFunction (see
+ * infra/constructs/service-function.ts): bundle, platform node, ESM, node22, minify, no source map,
+ * `@aws-sdk/*` left to the runtime, `module` before `main`, and the createRequire banner.
+ */
+export const cdkBuildOptions = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node22',
+  minify: true,
+  sourcemap: false,
+  external: ['@aws-sdk/*'],
+  mainFields: ['module', 'main'],
+  banner: { js: REQUIRE_BANNER },
+  logLevel: 'warning',
+} satisfies BuildOptions;
+
+/**
+ * Cheap drift check: the options above are a copy (importing the construct would load aws-cdk-lib),
+ * so warn when the construct's source no longer says the same thing.
+ */
+export function cdkOptionsDrift(): string[] {
+  let source: string;
+  try {
+    source = readFileSync(join(projectRoot, 'infra/constructs/service-function.ts'), 'utf8');
+  } catch {
+    return ['infra/constructs/service-function.ts not found'];
+  }
+  const expected: [string, string][] = [
+    ['minify: true', 'minify'],
+    ['format: OutputFormat.ESM', 'ESM format'],
+    ["target: 'node22'", 'node22 target'],
+    ["externalModules: ['@aws-sdk/*']", '@aws-sdk/* external'],
+    ["mainFields: ['module', 'main']", 'mainFields'],
+    [REQUIRE_BANNER, 'createRequire banner'],
+  ];
+  return expected.filter(([text]) => !source.includes(text)).map(([, what]) => what);
+}
+
+/**
+ * Environment of a freshly started function: what CDK binds (table name) plus the secrets config
+ * requires when AWS_LAMBDA_FUNCTION_NAME says "deployed" (so a missing variable fails the import, as
+ * it would in Lambda), fake credentials, and no instance-metadata lookups.
+ */
+export const functionEnv: Record<string, string> = {
+  AWS_LAMBDA_FUNCTION_NAME: 'bench',
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'bench',
+  AWS_SECRET_ACCESS_KEY: 'bench',
+  AWS_EC2_METADATA_DISABLED: 'true',
+  TABLE_NAME: 'bench-table',
+  CURSOR_SIGNING_KEY: 'bench-cursor-signing-key',
+  PLATFORM_ADMIN_TOKEN_SHA256: '0'.repeat(64),
+  POWERTOOLS_LOG_LEVEL: 'WARN',
+  // The SDK's "Node < 22" notice: Lambda runs node22, so it is not part of a real cold start.
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+};

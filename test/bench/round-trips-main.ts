@@ -1,0 +1,53 @@
+/**
+ * Phase 4, in its own process (the functions read their configuration once, at import, from what
+ * the local stack sets): starts the local stack in-process, counts DynamoDB round trips per request,
+ * stops the stack (DynamoDB Local's JVM included), then prints `@@RESULT <json>`.
+ *
+ * Standalone: `npx tsx test/bench/round-trips-main.ts`.
+ */
+import { type LocalStack, startLocalStack } from '../../infra/local/stack';
+import { RESULT_MARKER } from './protocol';
+import { measureRoundTrips } from './round-trips';
+
+const say = (line: string) => console.log(`[bench]   ${line}`);
+
+let stack: LocalStack | undefined;
+
+async function stop(): Promise<void> {
+  const running = stack;
+  stack = undefined;
+  if (!running) return;
+  say('stopping the local stack…');
+  await running.stop();
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    void stop().finally(() => process.exit(130));
+  });
+}
+
+let exitCode = 0;
+try {
+  const started = Date.now();
+  say('starting the local stack (DynamoDB Local, SQS/S3, SES, gateway)…');
+  stack = await startLocalStack({
+    port: 0,
+    seedDemo: true,
+    env: { POWERTOOLS_LOG_LEVEL: 'ERROR' },
+    progress: (line) => say(`  ${line}`),
+  });
+  say(`local stack ready in ${((Date.now() - started) / 1000).toFixed(1)} s at ${stack.baseUrl}`);
+  const report = await measureRoundTrips(stack, say);
+  await stop();
+  console.log(`${RESULT_MARKER}${JSON.stringify(report)}`);
+} catch (error) {
+  console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  exitCode = 1;
+} finally {
+  await stop().catch((error: unknown) => {
+    console.error('stopping the local stack failed', error);
+  });
+}
+// SDK keep-alive sockets and emulator leftovers must not hold the bench open.
+process.exit(exitCode);

@@ -1,0 +1,407 @@
+import type { LocalStack } from '../../infra/local/stack';
+
+/** Why a request touched DynamoDB, by the code that sent the command. */
+export type Purpose = 'auth' | 'rate' | 'idempotency' | 'route';
+
+export const purposeLetter: Record<Purpose, string> = {
+  auth: 'A',
+  rate: 'R',
+  idempotency: 'I',
+  route: 'H',
+};
+
+export interface Tally {
+  /** Commands sent (one round trip each unless retried). */
+  sends: number;
+  /** HTTP attempts, retries included: should equal `sends`. */
+  attempts: number;
+  byPurpose: Record<Purpose, number>;
+  operations: string[];
+}
+
+export interface Measured {
+  tally: Tally;
+  status: number;
+}
+
+export interface EndpointResult {
+  /** `METHOD /path/template` of the route table. */
+  route: string;
+  variant: string;
+  caller: string;
+  isRead: boolean;
+  expectedStatus: number;
+  cold?: Measured;
+  warm?: Measured;
+  error?: string;
+}
+
+export interface RoundTripReport {
+  results: EndpointResult[];
+  /** Routes of the route table with no scenario here (a new endpoint the bench must learn). */
+  uncovered: string[];
+  /** How the counter was attached, for the report. */
+  counterNote: string;
+}
+
+interface Call {
+  method: string;
+  path: string;
+  token?: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+}
+
+type Attempt = 'cold' | 'warm';
+
+interface Scenario {
+  route: string;
+  variant?: string;
+  caller: 'public' | 'platform' | 'apiKey' | 'operator' | 'visitor' | 'widget';
+  expectedStatus: number;
+  /** Called once per attempt: non-repeatable requests (revoke, unique e-mail) differ in their ids. */
+  call: (attempt: Attempt) => Call | Promise<Call>;
+}
+
+const emptyTally = (): Tally => ({
+  sends: 0,
+  attempts: 0,
+  byPurpose: { auth: 0, rate: 0, idempotency: 0, route: 0 },
+  operations: [],
+});
+
+/** The sending code, from the synchronous stack of the SDK's first middleware (tsx maps it to .ts). */
+function purposeFromStack(): Purpose | undefined {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 80;
+  const stack = new Error().stack ?? '';
+  Error.stackTraceLimit = limit;
+  if (/shared[\\/]auth[\\/]authenticate/.test(stack)) return 'auth';
+  if (/shared[\\/](?:http[\\/]rate-limiter|db[\\/]rate-windows)/.test(stack)) return 'rate';
+  if (/shared[\\/](?:http[\\/]middleware[\\/]idempotency|db[\\/]idempotency)/.test(stack))
+    return 'idempotency';
+  if (/functions[\\/]/.test(stack)) return 'route';
+  return undefined;
+}
+
+/** When the stack says nothing useful: the key tells rate windows and idempotency records apart. */
+function purposeFromCommand(commandName: string, input: unknown): Purpose {
+  const key = (input as { Key?: { pk?: unknown } } | undefined)?.Key?.pk;
+  const pk = typeof key === 'string' ? key : ((key as { S?: string } | undefined)?.S ?? '');
+  if (pk.includes('#RATE#')) return 'rate';
+  if (pk.includes('#IDEMPOTENCY#')) return 'idempotency';
+  if (commandName === 'BatchGetItemCommand') return 'auth';
+  return 'route';
+}
+
+async function send(baseUrl: string, call: Call): Promise<{ status: number; body: unknown }> {
+  const headers: Record<string, string> = { ...call.headers };
+  if (call.token) headers.Authorization = `Bearer ${call.token}`;
+  let body: string | undefined;
+  if (call.body !== undefined) {
+    body = JSON.stringify(call.body);
+    headers['Content-Type'] = 'application/json';
+  }
+  const response = await fetch(`${baseUrl}${call.path}`, { method: call.method, headers, body });
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = text;
+  }
+  return { status: response.status, body: parsed };
+}
+
+function field(body: unknown, name: string): string {
+  const value = (body as Record<string, unknown> | undefined)?.[name];
+  if (typeof value !== 'string') throw new Error(`response has no string "${name}": ${JSON.stringify(body)}`);
+  return value;
+}
+
+/**
+ * Counts DynamoDB round trips per request against DynamoDB Local, over HTTP through the local
+ * gateway, for every route of the route table: once cold (auth cache cleared and the clock moved to
+ * the next rate-limit window, as a fresh container would see it), once warm (the same request again).
+ */
+export async function measureRoundTrips(
+  stack: LocalStack,
+  log: (line: string) => void,
+): Promise<RoundTripReport> {
+  // The same module instances the gateway's handlers use (same file URLs), imported after the stack
+  // set the environment.
+  const { dynamo, db } = await import('../../shared/db/client');
+  const { clock } = await import('../../shared/clock');
+  const { authCache } = await import('../../shared/auth/authenticate');
+  const { routeTable } = await import('../../functions/routes');
+
+  let current: Tally | undefined;
+  let seen = 0;
+  const shared = db.middlewareStack === dynamo.middlewareStack;
+  dynamo.middlewareStack.add(
+    (next, context) => async (args) => {
+      seen += 1;
+      if (current) {
+        const name = context.commandName ?? 'unknown';
+        current.sends += 1;
+        current.byPurpose[purposeFromStack() ?? purposeFromCommand(name, args.input)] += 1;
+        current.operations.push(name.replace(/Command$/, ''));
+      }
+      return next(args);
+    },
+    { step: 'initialize', priority: 'high', name: 'benchRoundTrips' },
+  );
+  // Innermost step: runs once per HTTP attempt, so retries would show.
+  dynamo.middlewareStack.add(
+    (next) => async (args) => {
+      if (current) current.attempts += 1;
+      return next(args);
+    },
+    { step: 'deserialize', priority: 'low', name: 'benchAttempts' },
+  );
+  if (!shared) {
+    throw new Error('the DocumentClient no longer shares the low-level client middleware stack');
+  }
+
+  const platform = stack.platformAdminToken;
+  const demo = stack.demo;
+  if (!demo) throw new Error('the local stack was started without the demo seed');
+  const base = stack.baseUrl;
+  const expectOk = async (call: Call, status: number, what: string) => {
+    const response = await send(base, call);
+    if (response.status !== status)
+      throw new Error(`${what}: expected ${status}, got ${response.status} ${JSON.stringify(response.body)}`);
+    return response.body;
+  };
+
+  log('creating fixtures (conversation, API keys to revoke) with the demo credentials…');
+  const orgPath = `/api/admin/organizations/${demo.organizationId}`;
+  const conversationId = field(
+    await expectOk(
+      {
+        method: 'POST',
+        path: '/api/conversations',
+        token: demo.apiKey,
+        body: { visitorId: demo.visitorId, message: 'Hello from the bench' },
+      },
+      201,
+      'create conversation',
+    ),
+    'id',
+  );
+  const revocable: string[] = [];
+  for (let i = 0; i < 2; i++) {
+    revocable.push(
+      field(
+        await expectOk(
+          { method: 'POST', path: `${orgPath}/api-keys`, token: platform, body: { name: `revoke-${i}` } },
+          201,
+          'create key',
+        ),
+        'id',
+      ),
+    );
+  }
+  if (seen === 0) throw new Error('the round-trip counter saw no DynamoDB command during setup');
+
+  const conversationBody = { visitorId: demo.visitorId, message: 'Where is my order?' };
+  const scenarios: Scenario[] = [
+    { route: 'GET /api/health', caller: 'public', expectedStatus: 200, call: () => get('/api/health') },
+    {
+      route: 'GET /api/openapi.json',
+      caller: 'public',
+      expectedStatus: 200,
+      call: () => get('/api/openapi.json'),
+    },
+    { route: 'GET /api/docs', caller: 'public', expectedStatus: 200, call: () => get('/api/docs') },
+    {
+      route: 'POST /api/admin/organizations',
+      caller: 'platform',
+      expectedStatus: 201,
+      call: () => ({
+        method: 'POST',
+        path: '/api/admin/organizations',
+        token: platform,
+        body: { name: 'Bench org', modules: ['automation_api'] },
+      }),
+    },
+    {
+      route: 'GET /api/admin/organizations/{orgId}',
+      caller: 'platform',
+      expectedStatus: 200,
+      call: () => get(orgPath, platform),
+    },
+    {
+      route: 'PATCH /api/admin/organizations/{orgId}',
+      caller: 'platform',
+      expectedStatus: 200,
+      call: () => ({ method: 'PATCH', path: orgPath, token: platform, body: { name: 'Demo Organization' } }),
+    },
+    {
+      route: 'POST /api/admin/organizations/{orgId}/api-keys',
+      caller: 'platform',
+      expectedStatus: 201,
+      call: () => ({
+        method: 'POST',
+        path: `${orgPath}/api-keys`,
+        token: platform,
+        body: { name: 'bench', scopes: ['conversations:read'] },
+      }),
+    },
+    {
+      route: 'DELETE /api/admin/organizations/{orgId}/api-keys/{keyId}',
+      caller: 'platform',
+      expectedStatus: 200,
+      call: (attempt) => ({
+        method: 'DELETE',
+        path: `${orgPath}/api-keys/${revocable[attempt === 'cold' ? 0 : 1]}`,
+        token: platform,
+      }),
+    },
+    {
+      route: 'POST /api/admin/organizations/{orgId}/operators',
+      caller: 'platform',
+      expectedStatus: 201,
+      call: () => ({
+        method: 'POST',
+        path: `${orgPath}/operators`,
+        token: platform,
+        body: { name: 'Bench operator', email: `bench-${crypto.randomUUID()}@example.com`, role: 'operator' },
+      }),
+    },
+    {
+      route: 'POST /api/admin/organizations/{orgId}/operators/{operatorId}/sessions',
+      caller: 'platform',
+      expectedStatus: 201,
+      call: () => ({
+        method: 'POST',
+        path: `${orgPath}/operators/${demo.adminOperatorId}/sessions`,
+        token: platform,
+      }),
+    },
+    {
+      route: 'POST /api/widget/visitors',
+      caller: 'widget',
+      expectedStatus: 201,
+      call: () => ({
+        method: 'POST',
+        path: '/api/widget/visitors',
+        headers: { 'X-Widget-Key': demo.widgetKey },
+        body: { identifier: 'grace@example.com' },
+      }),
+    },
+    { route: 'GET /api/me', caller: 'apiKey', expectedStatus: 200, call: () => get('/api/me', demo.apiKey) },
+    {
+      route: 'GET /api/conversations',
+      caller: 'apiKey',
+      expectedStatus: 200,
+      call: () => get('/api/conversations', demo.apiKey),
+    },
+    {
+      route: 'GET /api/conversations',
+      variant: 'status filter',
+      caller: 'operator',
+      expectedStatus: 200,
+      call: () => get('/api/conversations?status=open&limit=5', demo.adminSession),
+    },
+    {
+      route: 'POST /api/conversations',
+      caller: 'apiKey',
+      expectedStatus: 201,
+      call: () => ({
+        method: 'POST',
+        path: '/api/conversations',
+        token: demo.apiKey,
+        body: conversationBody,
+      }),
+    },
+    {
+      route: 'POST /api/conversations',
+      variant: 'Idempotency-Key',
+      caller: 'apiKey',
+      expectedStatus: 201,
+      call: () => ({
+        method: 'POST',
+        path: '/api/conversations',
+        token: demo.apiKey,
+        headers: { 'Idempotency-Key': `bench-${crypto.randomUUID()}` },
+        body: conversationBody,
+      }),
+    },
+    {
+      route: 'GET /api/conversations/{id}',
+      caller: 'apiKey',
+      expectedStatus: 200,
+      call: () => get(`/api/conversations/${conversationId}`, demo.apiKey),
+    },
+    {
+      route: 'GET /api/conversations/{id}',
+      caller: 'operator',
+      expectedStatus: 200,
+      call: () => get(`/api/conversations/${conversationId}`, demo.adminSession),
+    },
+    {
+      route: 'GET /api/conversations/{id}',
+      caller: 'visitor',
+      expectedStatus: 200,
+      call: () => get(`/api/conversations/${conversationId}`, demo.visitorToken),
+    },
+  ];
+
+  const routes = routeTable().flatMap((group) =>
+    group.routes.map((route) => `${route.method} ${route.path}`),
+  );
+  const covered = new Set(scenarios.map((scenario) => scenario.route));
+  const uncovered = routes.filter((route) => !covered.has(route));
+  const ordered = [...scenarios].sort((a, b) => routes.indexOf(a.route) - routes.indexOf(b.route));
+
+  const measure = async (scenario: Scenario, attempt: Attempt): Promise<Measured> => {
+    const call = await scenario.call(attempt);
+    const tally = emptyTally();
+    current = tally;
+    try {
+      const response = await send(base, call);
+      return { tally, status: response.status };
+    } finally {
+      current = undefined;
+    }
+  };
+  const windowOf = () => Math.floor(clock.nowMs() / 60_000);
+
+  log(`measuring ${ordered.length} requests cold, then warm…`);
+  const results: EndpointResult[] = [];
+  for (const scenario of ordered) {
+    const result: EndpointResult = {
+      route: scenario.route,
+      variant: scenario.variant ?? '',
+      caller: scenario.caller,
+      isRead: scenario.route.startsWith('GET '),
+      expectedStatus: scenario.expectedStatus,
+    };
+    try {
+      // A fresh container: nothing cached, no rate-limit lease for the current window.
+      authCache.clear();
+      clock.advance(60_000);
+      result.cold = await measure(scenario, 'cold');
+      const window = windowOf();
+      result.warm = await measure(scenario, 'warm');
+      // A real minute boundary between the two would make the warm request take a new lease.
+      if (windowOf() !== window) result.warm = await measure(scenario, 'warm');
+    } catch (error) {
+      result.error = error instanceof Error ? error.message : String(error);
+    }
+    results.push(result);
+  }
+  clock.reset();
+  return {
+    results,
+    uncovered,
+    counterNote:
+      'counted by an initialize-step middleware on the shared low-level client ' +
+      '(the DocumentClient uses the same middleware stack, so each command counts once)',
+  };
+}
+
+function get(path: string, token?: string): Call {
+  return token ? { method: 'GET', path, token } : { method: 'GET', path };
+}

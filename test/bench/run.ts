@@ -1,0 +1,403 @@
+/**
+ * `npm run bench`: per function group, the minified bundle size, the cold import time against a
+ * DocumentClient-only baseline, the warm in-process cost of the middleware chain, and DynamoDB
+ * round trips per request against DynamoDB Local. Always exits 0; misses are marked ✗.
+ *
+ * Each measurement that loads the functions runs in its own process: configuration is read once,
+ * at import, and the phases need different environments.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm, rmdir } from 'node:fs/promises';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BASELINE, type Bundle, buildBundles } from './bundles';
+import { type ImportTiming, timeColdImports } from './cold-import';
+import { benchCacheRoot, cdkOptionsDrift, projectRoot } from './options';
+import { RESULT_MARKER, type WarmChainResult } from './protocol';
+import { kb, MISS, mark, ms, PASS, progress, section, table, us, type Verdict } from './report';
+import {
+  type EndpointResult,
+  type Measured,
+  type Purpose,
+  purposeLetter,
+  type RoundTripReport,
+} from './round-trips';
+
+const TARGETS = {
+  bundleBytes: 600 * 1024,
+  importRatio: 1.2,
+  chainUs: 10,
+  warmReadTrips: 1,
+};
+const IMPORT_RUNS = 7;
+
+const startedAt = Date.now();
+const verdicts: Verdict[] = [];
+const children = new Set<ChildProcess>();
+const cleanups: (() => Promise<void>)[] = [];
+
+async function cleanUp(): Promise<void> {
+  for (const child of children) child.kill('SIGTERM');
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    console.log(`\n[bench] ${signal}: stopping children and removing temporary bundles…`);
+    void cleanUp().finally(() => process.exit(130));
+  });
+}
+
+/** Runs a TypeScript child through tsx, forwarding its progress lines; resolves its result line. */
+function runChild<T>(script: string, nodeArgs: string[], timeoutMs: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...nodeArgs, '--no-warnings', '--import', 'tsx', script], {
+      cwd: projectRoot,
+      env: process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.add(child);
+    let result: T | undefined;
+    let pending = '';
+    let errors = '';
+    const onLine = (line: string) => {
+      if (line.startsWith(RESULT_MARKER)) result = JSON.parse(line.slice(RESULT_MARKER.length)) as T;
+      else if (line.trim()) console.log(line);
+    };
+    child.stdout.on('data', (chunk: Buffer) => {
+      pending += chunk.toString();
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) onLine(line);
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      errors += chunk.toString();
+    });
+    const timer = setTimeout(() => {
+      errors += `\n(timed out after ${timeoutMs / 1000} s)`;
+      child.kill('SIGTERM');
+    }, timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      children.delete(child);
+      if (pending) onLine(pending);
+      if (result !== undefined) resolve(result);
+      else
+        reject(
+          new Error(`${script} exited with ${code}: ${errors.trim().split('\n').slice(-15).join('\n')}`),
+        );
+    });
+  });
+}
+
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+// ── Phase 1: bundles ─────────────────────────────────────────────────────────────────────────────
+
+// Loading the route table loads every function (and the SDK): no notice about Node < 22 here.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+const { routeTable, groupEntry } = await import('../../functions/routes');
+const groups = routeTable().map((group) => ({ name: group.name, entry: groupEntry(group.name) }));
+
+progress(`node ${process.version}, ${availableParallelism()} cores; ${groups.length} function groups`);
+const drift = cdkOptionsDrift();
+if (drift.length > 0)
+  progress(`${MISS} bundling options may have drifted from the CDK construct: ${drift.join(', ')}`);
+
+const bundleDir = await mkdtemp(join(tmpdir(), 'bench-bundles-'));
+cleanups.push(() => rm(bundleDir, { recursive: true, force: true }));
+progress(`bundling ${groups.length} functions + baseline with esbuild (CDK options) into ${bundleDir}…`);
+let bundles: { groups: Bundle[]; baseline: Bundle } | undefined;
+let bundleError: string | undefined;
+try {
+  const t0 = Date.now();
+  bundles = await buildBundles(groups, bundleDir);
+  progress(`bundled in ${Date.now() - t0} ms`);
+} catch (error) {
+  bundleError = message(error);
+  progress(`${MISS} bundling failed: ${bundleError}`);
+}
+
+// ── Phase 2: cold imports ────────────────────────────────────────────────────────────────────────
+
+let imports: ImportTiming[] | undefined;
+let importError: string | undefined;
+let loadDuringImports = '?';
+if (bundles) {
+  await mkdir(benchCacheRoot, { recursive: true });
+  const importDir = await mkdtemp(join(benchCacheRoot, 'run-'));
+  cleanups.push(async () => {
+    await rm(importDir, { recursive: true, force: true });
+    await rmdir(benchCacheRoot).catch(() => undefined);
+  });
+  const all = [bundles.baseline, ...bundles.groups];
+  progress(
+    `timing cold imports: ${all.length} bundles × ${IMPORT_RUNS} fresh node processes (round-robin) in ${importDir}…`,
+  );
+  try {
+    loadDuringImports = loadavg()[0]?.toFixed(2) ?? '?';
+    imports = await timeColdImports(all, importDir, IMPORT_RUNS, (run) =>
+      progress(`  import run ${run + 1}/${IMPORT_RUNS}`),
+    );
+    loadDuringImports = `${loadDuringImports}→${loadavg()[0]?.toFixed(2) ?? '?'}`;
+  } catch (error) {
+    importError = message(error);
+    progress(`${MISS} cold import timing failed: ${importError}`);
+  }
+}
+
+// ── Phase 3: warm chain ──────────────────────────────────────────────────────────────────────────
+
+progress('timing the warm middleware chain: GET /api/conversations/{id}, DynamoDB stubbed (child process)…');
+let warm: WarmChainResult | undefined;
+let warmError: string | undefined;
+try {
+  warm = await runChild<WarmChainResult>('test/bench/warm-chain.ts', ['--expose-gc'], 90_000);
+} catch (error) {
+  warmError = message(error);
+  progress(`${MISS} warm chain failed: ${warmError}`);
+}
+
+// ── Phase 4: round trips ─────────────────────────────────────────────────────────────────────────
+
+progress('counting DynamoDB round trips per endpoint against DynamoDB Local (child process)…');
+let trips: RoundTripReport | undefined;
+let tripsError: string | undefined;
+try {
+  trips = await runChild<RoundTripReport>('test/bench/round-trips-main.ts', [], 120_000);
+} catch (error) {
+  tripsError = message(error);
+  progress(`${MISS} round-trip count failed: ${tripsError}`);
+}
+
+await cleanUp();
+progress(`temporary bundles removed; measurements took ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+
+// ── Report ───────────────────────────────────────────────────────────────────────────────────────
+
+const top = (bundle: Bundle, count: number) =>
+  bundle.contributors
+    .slice(0, count)
+    .map((contributor) => `${contributor.name} ${kb(contributor.bytes)}`)
+    .join(' · ');
+
+section(`1. Minified bundle size (esbuild with the CDK options) — target ≤ ${kb(TARGETS.bundleBytes)}`);
+if (bundles) {
+  const rows = bundles.groups.map((bundle) => {
+    const ok = bundle.bytes <= TARGETS.bundleBytes;
+    verdicts.push({ what: `bundle size ${bundle.name}`, ok, detail: kb(bundle.bytes) });
+    return [
+      bundle.name,
+      kb(bundle.bytes),
+      `${bundle.bytes.toLocaleString('en')} B`,
+      mark(ok),
+      top(bundle, 4),
+    ];
+  });
+  rows.push([
+    `${BASELINE} (DocumentClient)`,
+    kb(bundles.baseline.bytes),
+    `${bundles.baseline.bytes.toLocaleString('en')} B`,
+    '',
+    top(bundles.baseline, 2),
+  ]);
+  console.log(
+    table(['function', '>size', '>bytes', 'target', 'largest contributors (bytes in output)'], rows),
+  );
+  const biggest = [...bundles.groups].sort((a, b) => b.bytes - a.bytes)[0];
+  const lead = biggest?.contributors[0];
+  if (biggest && lead) {
+    const share = ((lead.bytes / biggest.bytes) * 100).toFixed(0);
+    const detail = biggest.largestDetail
+      .slice(0, 5)
+      .map((part) => `${part.name} ${kb(part.bytes)} (${part.files} files)`)
+      .join(' · ');
+    console.log(`  largest bundle: ${biggest.name}; ${lead.name} is ${share}% of it — by folder: ${detail}`);
+  }
+} else {
+  console.log(`  ${MISS} not measured: ${bundleError}`);
+  verdicts.push({ what: 'bundle size', ok: false, detail: bundleError ?? 'failed' });
+}
+
+section(
+  `2. Cold import ratio (fresh node, median of ${IMPORT_RUNS}, ÷ DocumentClient-only baseline) — target ≤ ${TARGETS.importRatio}`,
+);
+if (imports) {
+  const baseline = imports.find((timing) => timing.name === BASELINE);
+  const baseNs = baseline?.medianNs ?? Number.NaN;
+  const baseCpu = baseline?.medianCpuNs ?? Number.NaN;
+  const rows = imports.map((timing) => {
+    const ratio = timing.medianNs / baseNs;
+    const isBaseline = timing.name === BASELINE;
+    const ok = ratio <= TARGETS.importRatio;
+    const exportsHandler = isBaseline || timing.exports.includes('handler');
+    if (!isBaseline) {
+      verdicts.push({ what: `cold import ratio ${timing.name}`, ok, detail: ratio.toFixed(2) });
+      if (!exportsHandler)
+        verdicts.push({
+          what: `bundle ${timing.name} exports handler`,
+          ok: false,
+          detail: timing.exports.join(),
+        });
+    }
+    const spread = `${ms(Math.min(...timing.samplesNs))} – ${ms(Math.max(...timing.samplesNs))}`;
+    return [
+      isBaseline ? `${BASELINE} (DocumentClient)` : timing.name,
+      ms(timing.medianNs),
+      spread,
+      ratio.toFixed(2),
+      isBaseline ? '' : `${mark(ok)}${exportsHandler ? '' : ' no handler export'}`,
+      ms(timing.medianCpuNs),
+      (timing.medianCpuNs / baseCpu).toFixed(2),
+    ];
+  });
+  console.log(
+    table(['bundle', '>median import', '>min – max', '>ratio', 'target', '>median CPU', '>CPU ratio'], rows),
+  );
+  console.log(
+    `  load average during the run: ${loadDuringImports} on ${availableParallelism()} cores` +
+      ' (wall-clock is judged; the CPU-time ratio is a cross-check that other processes disturb less)',
+  );
+  const attempts = Math.max(...imports.map((timing) => timing.networkAttempts));
+  verdicts.push({
+    what: 'no network at import',
+    ok: attempts === 0,
+    detail: `${attempts} connection attempts`,
+  });
+  console.log(`  TCP connection attempts during/just after import: ${attempts} ${mark(attempts === 0)}`);
+} else {
+  const why = importError ?? bundleError ?? 'failed';
+  console.log(`  ${MISS} not measured: ${why}`);
+  verdicts.push({ what: 'cold import ratio', ok: false, detail: why });
+}
+
+section(
+  `3. Warm in-process µs per request, GET /api/conversations/{id}, full chain — target ≤ ${TARGETS.chainUs} µs`,
+);
+if (warm) {
+  const sends = warm.sendsPerRequest;
+  const chainMean = warm.chain.meanUs - warm.stub.meanUs * sends;
+  const chainP50 = warm.chain.p50Us - warm.stub.p50Us * sends;
+  console.log(
+    `  ${warm.requests.toLocaleString('en')} sequential requests after ${warm.warmup.toLocaleString('en')} warm-up; ` +
+      `${sends.toFixed(2)} DynamoDB sends/request (the conversation GetItem); non-200 answers: ${warm.failures}`,
+  );
+  console.log(
+    table(
+      ['measure', '>mean', '>p50', '>p99'],
+      [
+        [
+          'raw: handler(event), aws-sdk-client-mock stub',
+          us(warm.chain.meanUs),
+          us(warm.chain.p50Us),
+          us(warm.chain.p99Us),
+        ],
+        [
+          'stub alone: db.send(new GetCommand(…))',
+          us(warm.stub.meanUs),
+          us(warm.stub.p50Us),
+          us(warm.stub.p99Us),
+        ],
+        [`chain = raw − stub × ${sends.toFixed(2)}`, us(chainMean), us(chainP50), ''],
+        [
+          `cross-check: handler(event), plain async stub`,
+          us(warm.plain.meanUs),
+          us(warm.plain.p50Us),
+          us(warm.plain.p99Us),
+        ],
+      ],
+    ),
+  );
+  const ok = chainMean <= TARGETS.chainUs && warm.failures === 0;
+  verdicts.push({
+    what: 'warm chain µs (mean, raw − stub)',
+    ok,
+    detail: `${us(chainMean)} (p50 ${us(chainP50)}; plain-stub cross-check mean ${us(warm.plain.meanUs)}, p50 ${us(warm.plain.p50Us)})`,
+  });
+  console.log(`  chain mean ${us(chainMean)} ${mark(ok)} (target ≤ ${TARGETS.chainUs} µs)`);
+} else {
+  console.log(`  ${MISS} not measured: ${warmError}`);
+  verdicts.push({ what: 'warm chain', ok: false, detail: warmError ?? 'failed' });
+}
+
+section('4. DynamoDB round trips per request (local gateway → handlers → DynamoDB Local)');
+const breakdown = (measured: Measured | undefined): string => {
+  if (!measured) return '—';
+  const { sends, byPurpose } = measured.tally;
+  const parts = (Object.keys(byPurpose) as Purpose[])
+    .filter((purpose) => byPurpose[purpose] > 0)
+    .map((purpose) => `${purposeLetter[purpose]}${byPurpose[purpose]}`);
+  return parts.length > 0 ? `${sends} = ${parts.join('+')}` : String(sends);
+};
+function judge(result: EndpointResult): { ok: boolean; target: string; why: string } {
+  const warmTrip = result.warm?.tally;
+  if (result.error || !warmTrip || !result.cold)
+    return { ok: false, target: '', why: result.error ?? 'not measured' };
+  const statuses = [result.cold.status, result.warm?.status];
+  if (statuses.some((status) => status !== result.expectedStatus))
+    return { ok: false, target: '', why: `status ${statuses.join('/')} (expected ${result.expectedStatus})` };
+  if (warmTrip.attempts !== warmTrip.sends)
+    return { ok: false, target: '', why: `${warmTrip.attempts - warmTrip.sends} retried attempts` };
+  const overhead = warmTrip.byPurpose.auth + warmTrip.byPurpose.rate;
+  if (result.isRead) {
+    const ok = warmTrip.sends <= TARGETS.warmReadTrips && overhead === 0;
+    return {
+      ok,
+      target: `≤ ${TARGETS.warmReadTrips}, A0`,
+      why: ok ? '' : 'read needs more than one trip warm',
+    };
+  }
+  const ok = overhead === 0;
+  return { ok, target: 'A0 R0', why: ok ? '' : 'auth or rate limit hit DynamoDB warm' };
+}
+if (trips) {
+  const rows = trips.results.map((result) => {
+    const verdict = judge(result);
+    const label = `${result.route}${result.variant ? ` [${result.variant}]` : ''}`;
+    verdicts.push({
+      what: `round trips ${label} (${result.caller})`,
+      ok: verdict.ok,
+      detail: `cold ${breakdown(result.cold)}, warm ${breakdown(result.warm)}${verdict.why ? `; ${verdict.why}` : ''}`,
+    });
+    return [
+      label,
+      result.caller,
+      result.cold && result.warm ? `${result.cold.status}/${result.warm.status}` : '—',
+      breakdown(result.cold),
+      breakdown(result.warm),
+      result.warm?.tally.operations.join(', ') ?? '',
+      verdict.target,
+      `${mark(verdict.ok)}${verdict.why ? ` ${verdict.why}` : ''}`,
+    ];
+  });
+  for (const route of trips.uncovered) {
+    verdicts.push({ what: `round trips ${route}`, ok: false, detail: 'no bench scenario for this route' });
+    rows.push([route, '', '', '', '', '', '', `${MISS} no bench scenario`]);
+  }
+  console.log(
+    table(['endpoint', 'caller', 'status', '>cold', '>warm', 'warm operations', 'target (warm)', 'ok'], rows),
+  );
+  console.log(
+    '  A auth (credential + organization) · R rate-limit lease · I idempotency record · H the route itself',
+  );
+  console.log(
+    '  cold = first request of a fresh container (auth cache empty, no rate-limit lease in this window);' +
+      ' warm = the same request repeated',
+  );
+  console.log(`  ${trips.counterNote}`);
+} else {
+  console.log(`  ${MISS} not measured: ${tripsError}`);
+  verdicts.push({ what: 'round trips', ok: false, detail: tripsError ?? 'failed' });
+}
+
+section('Summary');
+const misses = verdicts.filter((verdict) => !verdict.ok);
+for (const miss of misses) console.log(`  ${MISS} ${miss.what}: ${miss.detail}`);
+const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
+console.log(
+  misses.length === 0
+    ? `${PASS} bench: all ${verdicts.length} targets met (${seconds} s)`
+    : `${MISS} bench: ${verdicts.length - misses.length}/${verdicts.length} targets met, ${misses.length} missed (${seconds} s)`,
+);
+process.exit(0);
