@@ -1,7 +1,17 @@
-/** Copies exactly the fields a response schema declares: internal attributes never leak by accident. */
+/**
+ * Copies exactly the fields a response schema declares, so internal attributes never leak by
+ * accident. The field list is computed once per schema shape, not per record.
+ */
+const fieldLists = new WeakMap<object, readonly string[]>();
+
 export function pickShape<T>(shape: Record<string, unknown>, record: Record<string, unknown>): T {
+  let fields = fieldLists.get(shape);
+  if (!fields) {
+    fields = Object.keys(shape);
+    fieldLists.set(shape, fields);
+  }
   const picked: Record<string, unknown> = {};
-  for (const field of Object.keys(shape)) {
+  for (const field of fields) {
     if (field in record) picked[field] = record[field];
   }
   return picked as T;

@@ -1,5 +1,5 @@
 import { authenticate as resolveCaller } from '../../auth/authenticate';
-import { logger } from '../../logger';
+import { log } from '../../logger';
 import type { HttpMiddleware } from '../context';
 
 /** Resolves the caller (401 when missing or invalid) and the organization it belongs to. */
@@ -12,7 +12,7 @@ export const authenticate = (): HttpMiddleware => ({
     state.caller = caller;
     if (organization) {
       state.organization = organization;
-      logger.appendKeys({ orgId: organization.id });
+      log.setOrganization(organization.id);
     }
   },
 });

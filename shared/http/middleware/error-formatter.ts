@@ -1,4 +1,4 @@
-import { logger } from '../../logger';
+import { log } from '../../logger';
 import type { HttpMiddleware } from '../context';
 import { HttpError, ServiceUnavailableError } from '../errors';
 import { jsonResponse } from '../serialize';
@@ -25,7 +25,7 @@ export const errorFormatter = (): HttpMiddleware => ({
   onError: (request) => {
     const { requestId } = request.context.state ?? { requestId: 'unknown' };
     const known = toHttpError(request.error);
-    if (!known?.expose) logger.error('request failed', { error: request.error as Error });
+    if (!known?.expose) log.error('request failed', { error: request.error as Error });
     const statusCode = known?.statusCode ?? 500;
     const error = {
       code: known?.code ?? 'INTERNAL_ERROR',

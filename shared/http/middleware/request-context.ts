@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { clock } from '../../clock';
-import { logger } from '../../logger';
+import { log } from '../../logger';
 import type { HttpMiddleware, HttpRequest } from '../context';
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
@@ -19,10 +19,13 @@ function finish(request: HttpRequest): void {
   const { state } = request.context;
   const response = request.response;
   if (response) {
-    response.headers = { ...response.headers, ...state.responseHeaders, 'X-Request-Id': state.requestId };
+    // In place: the response's headers object is ours, and a copy per request shows in the profile.
+    const headers = (response.headers ??= {});
+    Object.assign(headers, state.responseHeaders);
+    headers['X-Request-Id'] = state.requestId;
   }
   const caller = state.caller;
-  logger.info('request', {
+  log.info('request', () => ({
     method: request.event.httpMethod,
     path: request.event.path,
     route: state.route?.operationId,
@@ -30,8 +33,7 @@ function finish(request: HttpRequest): void {
     durationMs: clock.nowMs() - state.startedAtMs,
     callerKind: caller?.kind,
     credentialId: caller && 'credentialId' in caller ? caller.credentialId : undefined,
-  });
-  logger.resetKeys();
+  }));
 }
 
 /**
@@ -48,7 +50,7 @@ export const requestContext = (): HttpMiddleware => ({
         ? clientId
         : request.event.requestContext?.requestId || randomUUID();
     request.context.state = { requestId, startedAtMs: clock.nowMs(), headers, responseHeaders: {} };
-    logger.appendKeys({ requestId });
+    log.beginRequest(requestId);
   },
   after: finish,
   onError: finish,

@@ -11,9 +11,15 @@ const defaults: Record<string, string> = {
   'Cache-Control': 'no-store',
 };
 
+const defaultEntries = Object.entries(defaults);
+
 function apply(request: HttpRequest): void {
   const response = request.response;
-  if (response) response.headers = { ...defaults, ...response.headers };
+  if (!response) return;
+  const headers = (response.headers ??= {});
+  for (const [name, value] of defaultEntries) {
+    if (!(name in headers)) headers[name] = value;
+  }
 }
 
 export const securityHeaders = (): HttpMiddleware => ({ after: apply, onError: apply });
