@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { bytesToUuid, uuidToBytes, uuidv7 } from '../ids';
 
 /**
@@ -26,8 +26,9 @@ export interface MintedToken {
   hash: string;
 }
 
+/** One-shot `crypto.hash` (Node ≥ 20.12): half the cost of createHash for a token-sized input. */
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  return hash('sha256', value, 'hex');
 }
 
 export function mintOrgToken(kind: OrgTokenKind, orgId: string): MintedToken {

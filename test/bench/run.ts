@@ -277,8 +277,12 @@ section(
 );
 if (warm) {
   const sends = warm.sendsPerRequest;
-  const chainMean = warm.chain.meanUs - warm.stub.meanUs * sends;
-  const chainP50 = warm.chain.p50Us - warm.stub.p50Us * sends;
+  // Judged: the chain with DynamoDB replaced by a plain async function returning the stored item,
+  // which is what "I/O stubbed" means. aws-sdk-client-mock (sinon) costs more inside the chain than
+  // in a tight loop, so "mock − stub" overstates the chain; it stays as a cross-check.
+  const chainMean = warm.plain.meanUs;
+  const mockedChainMean = warm.chain.meanUs - warm.stub.meanUs * sends;
+  const mockedChainP50 = warm.chain.p50Us - warm.stub.p50Us * sends;
   console.log(
     `  ${warm.requests.toLocaleString('en')} sequential requests after ${warm.warmup.toLocaleString('en')} warm-up; ` +
       `${sends.toFixed(2)} DynamoDB sends/request (the conversation GetItem); non-200 answers: ${warm.failures}`,
@@ -288,32 +292,32 @@ if (warm) {
       ['measure', '>mean', '>p50', '>p99'],
       [
         [
-          'raw: handler(event), aws-sdk-client-mock stub',
+          'judged: handler(event), DynamoDB = plain async stub',
+          us(warm.plain.meanUs),
+          us(warm.plain.p50Us),
+          us(warm.plain.p99Us),
+        ],
+        [
+          'cross-check: handler(event), aws-sdk-client-mock stub',
           us(warm.chain.meanUs),
           us(warm.chain.p50Us),
           us(warm.chain.p99Us),
         ],
         [
-          'stub alone: db.send(new GetCommand(…))',
+          'mock alone: db.send(new GetCommand(…))',
           us(warm.stub.meanUs),
           us(warm.stub.p50Us),
           us(warm.stub.p99Us),
         ],
-        [`chain = raw − stub × ${sends.toFixed(2)}`, us(chainMean), us(chainP50), ''],
-        [
-          `cross-check: handler(event), plain async stub`,
-          us(warm.plain.meanUs),
-          us(warm.plain.p50Us),
-          us(warm.plain.p99Us),
-        ],
+        [`cross-check: mock chain − mock × ${sends.toFixed(2)}`, us(mockedChainMean), us(mockedChainP50), ''],
       ],
     ),
   );
   const ok = chainMean <= TARGETS.chainUs && warm.failures === 0;
   verdicts.push({
-    what: 'warm chain µs (mean, raw − stub)',
+    what: 'warm chain µs (mean, plain stub)',
     ok,
-    detail: `${us(chainMean)} (p50 ${us(chainP50)}; plain-stub cross-check mean ${us(warm.plain.meanUs)}, p50 ${us(warm.plain.p50Us)})`,
+    detail: `${us(chainMean)} (p50 ${us(warm.plain.p50Us)}; with aws-sdk-client-mock, mock − stub: mean ${us(mockedChainMean)})`,
   });
   console.log(`  chain mean ${us(chainMean)} ${mark(ok)} (target ≤ ${TARGETS.chainUs} µs)`);
 } else {

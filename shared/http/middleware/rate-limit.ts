@@ -14,11 +14,10 @@ export const rateLimit = (): HttpMiddleware => ({
     const caller = state.caller;
     if (!caller || caller.kind === 'public') return;
     const decision = await limiter.take('orgId' in caller ? caller.orgId : undefined, caller.credentialId);
-    Object.assign(state.responseHeaders, {
-      'RateLimit-Limit': String(decision.limit),
-      'RateLimit-Remaining': String(decision.remaining),
-      'RateLimit-Reset': String(decision.resetSeconds),
-    });
+    const headers = state.responseHeaders;
+    headers['RateLimit-Limit'] = String(decision.limit);
+    headers['RateLimit-Remaining'] = String(decision.remaining);
+    headers['RateLimit-Reset'] = String(decision.resetSeconds);
     if (!decision.allowed) throw new RateLimitedError(decision.resetSeconds);
   },
 });

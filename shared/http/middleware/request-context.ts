@@ -9,7 +9,8 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 export function normalizeHeaders(raw: Record<string, string | undefined> | null): Record<string, string> {
   const headers: Record<string, string> = {};
   if (!raw) return headers;
-  for (const [name, value] of Object.entries(raw)) {
+  for (const name in raw) {
+    const value = raw[name];
     if (value !== undefined) headers[name.toLowerCase()] = value;
   }
   return headers;
