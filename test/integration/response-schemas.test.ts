@@ -1,0 +1,137 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { safeParse, toJSONSchema } from 'zod/v4/core';
+import { allRoutes } from '../../functions/routes';
+import type { AnyRoute } from '../../shared/http/route';
+import { call, createTenant, createVisitor, platformToken, type Tenant } from '../helpers/api';
+
+/**
+ * What the OpenAPI document promises is what the service answers: one realistic call per route,
+ * its status and body checked against the route's own response schema.
+ */
+interface Sample {
+  token?: string;
+  headers?: Record<string, string>;
+  path: string;
+  body?: unknown;
+}
+
+let tenant: Tenant;
+let samples: Map<string, Sample>;
+
+beforeAll(async () => {
+  tenant = await createTenant();
+  const visitor = await createVisitor(tenant.widgetKey);
+  const conversation = await call<{ id: string }>('POST', '/api/conversations', {
+    token: tenant.apiKey,
+    body: { visitorId: visitor.visitor.id, message: 'Hello' },
+  });
+  const admin = platformToken();
+  const orgPath = `/api/admin/organizations/${tenant.orgId}`;
+  const key = await call<{ id: string }>('POST', `${orgPath}/api-keys`, {
+    token: admin,
+    body: { name: 'to revoke' },
+  });
+  samples = new Map<string, Sample>([
+    ['GET /api/health', { path: '/api/health' }],
+    ['GET /api/openapi.json', { path: '/api/openapi.json' }],
+    ['GET /api/docs', { path: '/api/docs' }],
+    [
+      'POST /api/admin/organizations',
+      { token: admin, path: '/api/admin/organizations', body: { name: 'Schema check' } },
+    ],
+    ['GET /api/admin/organizations/{orgId}', { token: admin, path: orgPath }],
+    ['PATCH /api/admin/organizations/{orgId}', { token: admin, path: orgPath, body: { name: 'Renamed' } }],
+    [
+      'POST /api/admin/organizations/{orgId}/api-keys',
+      { token: admin, path: `${orgPath}/api-keys`, body: { name: 'k', scopes: ['conversations:read'] } },
+    ],
+    [
+      'DELETE /api/admin/organizations/{orgId}/api-keys/{keyId}',
+      { token: admin, path: `${orgPath}/api-keys/${key.body.id}` },
+    ],
+    [
+      'POST /api/admin/organizations/{orgId}/operators',
+      {
+        token: admin,
+        path: `${orgPath}/operators`,
+        body: { name: 'Ann', email: 'ann@example.com', role: 'operator' },
+      },
+    ],
+    [
+      'POST /api/admin/organizations/{orgId}/operators/{operatorId}/sessions',
+      { token: admin, path: `${orgPath}/operators/${tenant.operatorId}/sessions` },
+    ],
+    [
+      'POST /api/widget/visitors',
+      {
+        headers: { 'X-Widget-Key': tenant.widgetKey },
+        path: '/api/widget/visitors',
+        body: { identifier: 'x@example.com' },
+      },
+    ],
+    ['GET /api/me', { token: tenant.apiKey, path: '/api/me' }],
+    ['GET /api/conversations', { token: tenant.apiKey, path: '/api/conversations' }],
+    [
+      'POST /api/conversations',
+      {
+        token: tenant.operatorSession,
+        path: '/api/conversations',
+        body: { visitorId: visitor.visitor.id, tags: ['a'] },
+      },
+    ],
+    [
+      'GET /api/conversations/{id}',
+      { token: visitor.token, path: `/api/conversations/${conversation.body.id}` },
+    ],
+  ]);
+});
+
+type JsonSchema = {
+  properties?: Record<string, JsonSchema>;
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+  type?: unknown;
+};
+
+/** Fields the schema does not declare (zod objects strip them silently, so parsing alone cannot tell). */
+function undeclaredFields(value: unknown, schema: JsonSchema, path = ''): string[] {
+  if (Array.isArray(value))
+    return schema.items
+      ? value.flatMap((item, i) => undeclaredFields(item, schema.items ?? {}, `${path}.${i}`))
+      : [];
+  if (typeof value !== 'object' || value === null) return [];
+  const candidates = schema.anyOf ?? [schema];
+  const objectSchema = candidates.find((candidate) => candidate.properties);
+  if (!objectSchema?.properties) return [];
+  const properties = objectSchema.properties;
+  return Object.entries(value).flatMap(([key, nested]) => {
+    const declared = properties[key];
+    return declared ? undeclaredFields(nested, declared, `${path}.${key}`) : [`${path}.${key}`];
+  });
+}
+
+const routes = allRoutes().map((route) => [`${route.method} ${route.path}`, route] as const);
+
+describe.each(routes)('%s', (name: string, route: AnyRoute) => {
+  it('answers with its documented status and a body that matches its response schema', async () => {
+    const sample = samples.get(name);
+    expect(sample, `no sample request for ${name}: add one here`).toBeDefined();
+    if (!sample) return;
+    const response = await call(route.method, sample.path, {
+      token: sample.token,
+      headers: sample.headers,
+      body: sample.body,
+    });
+    expect(response.status, response.text).toBe(route.response.status);
+    const body = response.headers.get('content-type')?.startsWith('application/json')
+      ? response.body
+      : response.text;
+    const parsed = safeParse(route.response.schema, body);
+    expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
+    const schema = toJSONSchema(route.response.schema, {
+      io: 'output',
+      unrepresentable: 'any',
+    }) as JsonSchema;
+    expect(undeclaredFields(body, schema)).toEqual([]);
+  });
+});
