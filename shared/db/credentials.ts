@@ -101,13 +101,7 @@ export const credentials = {
       await db.send(
         new TransactWriteCommand({
           TransactItems: [
-            {
-              ConditionCheck: {
-                TableName: tableName,
-                Key: keys.organization(orgId),
-                ConditionExpression: 'attribute_exists(pk)',
-              },
-            },
+            organizations.existsCheck(orgId),
             { Put: { TableName: tableName, Item: { ...keys.apiKey(orgId, record.id), ...item } } },
           ],
         }),

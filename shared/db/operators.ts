@@ -7,6 +7,7 @@ import { db, tableName } from './client';
 import { conditionFailedAt } from './errors';
 import { recordOf } from './item';
 import { keys } from './keys';
+import { organizations } from './organizations';
 
 export type { Operator };
 
@@ -25,13 +26,7 @@ export const operators = {
       await db.send(
         new TransactWriteCommand({
           TransactItems: [
-            {
-              ConditionCheck: {
-                TableName: tableName,
-                Key: keys.organization(orgId),
-                ConditionExpression: 'attribute_exists(pk)',
-              },
-            },
+            organizations.existsCheck(orgId),
             {
               Put: {
                 TableName: tableName,

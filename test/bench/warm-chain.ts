@@ -31,7 +31,7 @@ const say = (line: string) => console.log(`[bench]   ${line}`);
 const { keys } = await import('../../shared/db/keys');
 const { mintOrgToken } = await import('../../shared/auth/tokens');
 const { uuidv7 } = await import('../../shared/ids');
-const { lambdaContext } = await import('../../infra/local/lambda-event');
+const { lambdaContext, proxyEvent } = await import('../../infra/local/lambda-event');
 const tableName = process.env.TABLE_NAME ?? 'bench-table';
 
 // The stored items, shaped as the data layer writes them.
@@ -134,10 +134,11 @@ const { handler } = await import('../../functions/conversations/handler');
 const { db } = await import('../../shared/db/client');
 
 const path = `/api/conversations/${conversationId}`;
-const event: APIGatewayProxyEvent = {
+const event: APIGatewayProxyEvent = proxyEvent({
+  method: 'GET',
   resource: '/api/conversations/{id}',
   path,
-  httpMethod: 'GET',
+  pathParameters: { id: conversationId },
   headers: {
     Authorization: `Bearer ${minted.token}`,
     Accept: 'application/json',
@@ -145,44 +146,9 @@ const event: APIGatewayProxyEvent = {
     'User-Agent': 'bench/1.0',
     'X-Forwarded-For': '203.0.113.7',
   },
-  multiValueHeaders: {},
-  queryStringParameters: null,
-  multiValueQueryStringParameters: null,
-  pathParameters: { id: conversationId },
-  stageVariables: null,
-  body: null,
-  isBase64Encoded: false,
-  requestContext: {
-    accountId: '000000000000',
-    apiId: 'bench',
-    authorizer: null,
-    protocol: 'HTTP/1.1',
-    httpMethod: 'GET',
-    identity: {
-      accessKey: null,
-      accountId: null,
-      apiKey: null,
-      apiKeyId: null,
-      caller: null,
-      clientCert: null,
-      cognitoAuthenticationProvider: null,
-      cognitoAuthenticationType: null,
-      cognitoIdentityId: null,
-      cognitoIdentityPoolId: null,
-      principalOrgId: null,
-      sourceIp: '203.0.113.7',
-      user: null,
-      userAgent: 'bench/1.0',
-      userArn: null,
-    },
-    path: `/v1${path}`,
-    stage: 'v1',
-    requestId: 'c6af9ac6-7b61-11e6-9a41-93e8deadbeef',
-    requestTimeEpoch: Date.now(),
-    resourceId: 'bench',
-    resourcePath: '/api/conversations/{id}',
-  },
-};
+  requestId: 'c6af9ac6-7b61-11e6-9a41-93e8deadbeef',
+  sourceIp: '203.0.113.7',
+});
 const context = lambdaContext('bench-conversations');
 
 const gc = (globalThis as { gc?: () => void }).gc;
