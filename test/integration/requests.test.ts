@@ -32,6 +32,23 @@ describe('routing is decided before authentication', () => {
     expect(wrongMethod.headers.get('allow')).toBe('GET, POST');
   });
 
+  it('answers a CORS preflight on a known path with its methods, and lets any origin read answers', async () => {
+    const preflight = await call('OPTIONS', '/api/conversations', {
+      headers: { Origin: 'https://shop.example', 'Access-Control-Request-Method': 'POST' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-methods')).toBe('GET, POST, OPTIONS');
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('X-Widget-Key');
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+    expect((await call('OPTIONS', '/api/nothing-here')).status).toBe(404);
+    const answer = await call('GET', '/api/me', {
+      token: tenant.apiKey,
+      headers: { Origin: 'https://shop.example' },
+    });
+    expect(answer.headers.get('access-control-allow-origin')).toBe('*');
+    expect(answer.headers.get('access-control-expose-headers')).toContain('X-Request-Id');
+  });
+
   it('treats a path id that is not a UUID as missing', async () => {
     const response = await call('GET', '/api/conversations/not-a-uuid', { token: tenant.apiKey });
     expect(response.status).toBe(404);

@@ -49,7 +49,9 @@ describe('authenticate', () => {
     const expiring = session(orgId, { expiresInMs: 1_000 });
     ddb.on(BatchGetCommand).callsFake(batchGetFrom([expiring.item, organizationItem(orgId)]));
     clock.advance(2_000);
-    await expect(authenticate(bearer(expiring.token), ['operator'])).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(authenticate(bearer(expiring.token), ['operator'])).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
   });
 
   it('resolves a visitor token to its visitor', async () => {
@@ -100,7 +102,9 @@ describe('authenticate', () => {
     expect(caller).toMatchObject({ kind: 'widget', orgId });
     await expect(authenticate(bearer(widgetKey), ['widget'])).rejects.toBeInstanceOf(UnauthorizedError);
     const stale = mintOrgToken('widgetKey', orgId).token;
-    await expect(authenticate({ 'x-widget-key': stale }, ['widget'])).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(authenticate({ 'x-widget-key': stale }, ['widget'])).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
   });
 
   it('forgets a cached credential when it is revoked on this instance', async () => {
@@ -116,7 +120,9 @@ describe('authenticate', () => {
   });
 
   it('never looks up a platform token, and refuses a wrong one', async () => {
-    await expect(authenticate(bearer(mintPlatformToken()), ['platform'])).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(authenticate(bearer(mintPlatformToken()), ['platform'])).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
     expect(ddb.calls()).toHaveLength(0);
   });
 });

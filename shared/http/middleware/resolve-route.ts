@@ -1,4 +1,5 @@
 import type { HttpMiddleware } from '../context';
+import { preflightRoute } from '../cors';
 import { MethodNotAllowedError, NotFoundError } from '../errors';
 import type { RouteIndex } from '../router';
 
@@ -6,7 +7,8 @@ import type { RouteIndex } from '../router';
  * Routing is decided before authentication: an unknown path is 404 and a known path with another
  * method is 405, whoever asks. `everyRoute` is the whole API's index, which only the fallback
  * function needs (in AWS, API Gateway sends it the `ANY` and `{proxy+}` leftovers), loaded on the
- * first miss so that its cold start does not pay for every group's schemas.
+ * first miss so that its cold start does not pay for every group's schemas. An `OPTIONS` request on a
+ * known path is a CORS preflight and gets the path's methods.
  */
 export const resolveRoute = (own: RouteIndex, everyRoute?: () => Promise<RouteIndex>): HttpMiddleware => ({
   before: async (request) => {
@@ -17,6 +19,10 @@ export const resolveRoute = (own: RouteIndex, everyRoute?: () => Promise<RouteIn
       return;
     }
     const allowed = (everyRoute ? await everyRoute() : own).methodsOf(resource);
+    if (allowed.length > 0 && httpMethod === 'OPTIONS') {
+      request.context.state.route = preflightRoute(resource, allowed);
+      return;
+    }
     if (allowed.length > 0) throw new MethodNotAllowedError(allowed);
     throw new NotFoundError(`No route for ${httpMethod} ${request.event.path}`);
   },

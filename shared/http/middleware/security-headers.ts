@@ -1,6 +1,7 @@
 import type { HttpMiddleware, HttpRequest } from '../context';
+import { corsHeaders } from '../cors';
 
-/** JSON API defaults; a route that serves HTML (the reference page) sets its own CSP, which wins. */
+/** JSON API defaults and CORS; a route that serves HTML (the reference page) sets its own CSP, which wins. */
 const defaults: Record<string, string> = {
   'Strict-Transport-Security': 'max-age=63072000; includeSubDomains; preload',
   'X-Content-Type-Options': 'nosniff',
@@ -9,6 +10,7 @@ const defaults: Record<string, string> = {
   'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
   'Cross-Origin-Resource-Policy': 'same-origin',
   'Cache-Control': 'no-store',
+  ...corsHeaders,
 };
 
 const defaultEntries = Object.entries(defaults);
