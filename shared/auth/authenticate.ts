@@ -16,6 +16,8 @@ export interface Authenticated {
 interface CachedOrgCaller {
   caller: OrgCaller;
   organization: Organization;
+  /** When the credential itself expires (sessions, visitor tokens): the cache never outlives it. */
+  credentialExpiresAtMs?: number;
 }
 
 /**
@@ -81,6 +83,9 @@ async function authenticateOrgToken(presented: PresentedCredential): Promise<Aut
   const cached = cache.get(hash);
   if (cached) {
     if ((cached.caller.kind === 'widget') !== (presented.via === 'x-widget-key')) throw wrongHeader();
+    if (cached.credentialExpiresAtMs !== undefined && cached.credentialExpiresAtMs <= clock.nowMs()) {
+      throw new UnauthorizedError('This credential has expired');
+    }
     return cached;
   }
   const parsed = parseOrgToken(presented.token);
@@ -121,6 +126,7 @@ async function resolveStored(
   }
   if (!organization) throw new ForbiddenError('The organization is unavailable');
   const base = { orgId: parsed.orgId, credentialId: parsed.credentialId };
+  const credentialExpiresAtMs = credential.expiresAt === undefined ? undefined : credential.expiresAt * 1000;
   if (credential.kind === 'apiKey') {
     return { caller: { kind: 'apiKey', ...base, scopes: credential.scopes ?? [] }, organization };
   }
@@ -128,10 +134,15 @@ async function resolveStored(
     return {
       caller: { kind: 'operator', ...base, operatorId: credential.operatorId, role: credential.role },
       organization,
+      credentialExpiresAtMs,
     };
   }
   if (credential.kind === 'visitorToken' && credential.visitorId) {
-    return { caller: { kind: 'visitor', ...base, visitorId: credential.visitorId }, organization };
+    return {
+      caller: { kind: 'visitor', ...base, visitorId: credential.visitorId },
+      organization,
+      credentialExpiresAtMs,
+    };
   }
   throw new UnauthorizedError('Invalid credential');
 }

@@ -54,6 +54,17 @@ describe('authenticate', () => {
     );
   });
 
+  it('refuses a cached session once it expires, even within the cache lifetime', async () => {
+    const orgId = uuidv7();
+    const expiring = session(orgId, { expiresInMs: 2_000 });
+    ddb.on(BatchGetCommand).callsFake(batchGetFrom([expiring.item, organizationItem(orgId)]));
+    await authenticate(bearer(expiring.token), ['operator']);
+    clock.advance(3_000);
+    await expect(authenticate(bearer(expiring.token), ['operator'])).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
+  });
+
   it('resolves a visitor token to its visitor', async () => {
     const orgId = uuidv7();
     const minted = mintOrgToken('visitorToken', orgId);
