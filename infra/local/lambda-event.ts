@@ -34,7 +34,9 @@ function valueMaps(entries: readonly (readonly [string, string])[]) {
   const multi: Record<string, string[]> = {};
   for (const [name, value] of entries) {
     single[name] = value;
-    (multi[name] ??= []).push(value);
+    const values = multi[name] ?? [];
+    values.push(value);
+    multi[name] = values;
   }
   return { single, multi };
 }

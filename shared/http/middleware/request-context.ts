@@ -21,7 +21,8 @@ function finish(request: HttpRequest): void {
   const response = request.response;
   if (response) {
     // In place: the response's headers object is ours, and a copy per request shows in the profile.
-    const headers = (response.headers ??= {});
+    response.headers ??= {};
+    const headers = response.headers;
     Object.assign(headers, state.responseHeaders);
     headers['X-Request-Id'] = state.requestId;
   }

@@ -18,7 +18,8 @@ const defaultEntries = Object.entries(defaults);
 function apply(request: HttpRequest): void {
   const response = request.response;
   if (!response) return;
-  const headers = (response.headers ??= {});
+  response.headers ??= {};
+  const headers = response.headers;
   for (const [name, value] of defaultEntries) {
     if (!(name in headers)) headers[name] = value;
   }
