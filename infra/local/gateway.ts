@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyResult } from 'aws-lambda';
@@ -52,7 +53,7 @@ function send(response: ServerResponse, result: APIGatewayProxyResult): void {
 export async function startGateway(
   port: number,
   root: URL = pathToFileURL(`${process.cwd()}/`),
-): Promise<Server> {
+): Promise<LocalGateway> {
   const handlers = await loadHandlers(root);
   const groupOf = new Map<string, string>();
   for (const group of routeTable())
@@ -66,11 +67,10 @@ export async function startGateway(
       const url = new URL(request.url ?? '/', 'http://localhost');
       const body = await readBody(request);
       if (body === 'too_large') {
-        send(response, {
-          statusCode: 413,
-          body: JSON.stringify({ message: 'Request Too Long' }),
-          headers: { 'Content-Type': 'application/json' },
-        });
+        send(
+          response,
+          gatewayError(413, 'PAYLOAD_TOO_LARGE', 'The request is larger than API Gateway accepts (10 MB)'),
+        );
         return;
       }
       const match = templates.match(
@@ -91,16 +91,55 @@ export async function startGateway(
     } catch (error) {
       // Only a gateway bug lands here; the functions answer every error themselves.
       console.error('local gateway error', error);
-      send(response, {
-        statusCode: 502,
-        body: JSON.stringify({ message: 'Internal server error' }),
-        headers: { 'Content-Type': 'application/json' },
-      });
+      send(response, gatewayError(502, 'INTERNAL_ERROR', 'An internal error occurred'));
     }
   });
-  await new Promise<void>((resolve, reject) => {
+  await listen(server, port, '127.0.0.1');
+  const address = server.address();
+  const boundPort = typeof address === 'object' && address ? address.port : port;
+  // `localhost` may resolve to ::1 first: answer there too, still on loopback only.
+  const ipv6 = createServer((request, response) => server.emit('request', request, response));
+  const ipv6Bound = await listen(ipv6, boundPort, '::1').then(
+    () => true,
+    () => false,
+  );
+  return {
+    port: boundPort,
+    close: async () => {
+      const servers = ipv6Bound ? [server, ipv6] : [server];
+      await Promise.all(
+        servers.map(
+          (each) =>
+            new Promise<void>((resolve) => {
+              each.closeAllConnections();
+              each.close(() => resolve());
+            }),
+        ),
+      );
+    },
+  };
+}
+
+export interface LocalGateway {
+  port: number;
+  close(): Promise<void>;
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve());
+    server.listen(port, host, () => {
+      server.removeListener('error', reject);
+      resolve();
+    });
   });
-  return server;
+}
+
+/** API Gateway's own answers (it never reaches a function), in the contract's envelope as CDK configures them. */
+function gatewayError(statusCode: number, code: string, message: string): APIGatewayProxyResult {
+  return {
+    statusCode,
+    headers: { 'Content-Type': 'application/json', 'X-Request-Id': randomUUID() },
+    body: JSON.stringify({ error: { code, message } }),
+  };
 }

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
 import { mintPlatformToken } from '../../shared/auth/tokens';
 import { createBuckets, createQueues, createTable, streamArnOf } from './bootstrap';
 import { type Progress, type RunningEmulator, startDynamoDb, startSes, startSqsAndS3 } from './emulators';
@@ -88,10 +87,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     // Imported only now: functions read their configuration once, at load.
     const { startGateway } = await import('./gateway');
-    const server: Server = await startGateway(options.port);
-    const address = server.address();
-    const port = typeof address === 'object' && address ? address.port : options.port;
-    progress(`API listening on http://127.0.0.1:${port}`);
+    const gateway = await startGateway(options.port);
+    const port = gateway.port;
+    progress(`API listening on http://localhost:${port} (loopback only)`);
 
     const { workerDefinitions } = await import('../../functions/workers');
     const { startWorkers } = await import('./workers');
@@ -113,17 +111,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     }
 
     return {
-      baseUrl: `http://127.0.0.1:${port}`,
+      baseUrl: `http://localhost:${port}`,
       platformAdminToken,
       demo,
       endpoints: { dynamodb, sqs, s3, ses },
       tableName: TABLE_NAME,
       stop: async () => {
         await Promise.all(consumers.map((consumer) => consumer.stop()));
-        await new Promise<void>((resolve) => {
-          server.closeAllConnections();
-          server.close(() => resolve());
-        });
+        await gateway.close();
         await stopAll();
       },
     };

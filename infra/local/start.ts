@@ -4,7 +4,7 @@ const HELP = `npm start — run the whole service locally (no AWS account, no Do
 
 Starts DynamoDB Local (Java 17+), the SQS/S3 emulator (fauxqs) and the SES emulator
 (aws-ses-v2-local); creates the table, queues and buckets; serves every route on
-http://127.0.0.1:$PORT through the same handlers that run in Lambda; seeds a demo organization.
+http://localhost:$PORT through the same handlers that run in Lambda; seeds a demo organization.
 
 Environment (defaults in brackets):
   PORT [3000]                      port of the local API
