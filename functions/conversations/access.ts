@@ -1,5 +1,5 @@
 import { clock } from '../../shared/clock';
-import { type Conversation, conversations } from '../../shared/db/conversations';
+import { conversations, type StoredConversation } from '../../shared/db/conversations';
 import type { OrgCaller } from '../../shared/http/caller';
 import { ForbiddenError, NotFoundError } from '../../shared/http/errors';
 import type { Organization } from '../../shared/schemas/organization';
@@ -13,25 +13,33 @@ export function historyCutoff(organization: Organization): string | undefined {
 }
 
 /**
- * Every conversation-scoped endpoint starts here: another organization's id, a soft-deleted
- * conversation and another visitor's conversation are all simply missing (404); a conversation
- * older than the history window is 403 with its reason.
+ * Every conversation-scoped endpoint applies these rules to the state it reads: another visitor's
+ * conversation is simply missing (404; other organizations' and soft-deleted ones never load), and
+ * a conversation older than the history window is 403 with its reason.
  */
+export function accessRules(caller: OrgCaller, organization: Organization) {
+  return (conversation: StoredConversation): void => {
+    if (caller.kind === 'visitor' && conversation.visitorId !== caller.visitorId) {
+      throw new NotFoundError('Conversation not found');
+    }
+    const cutoff = historyCutoff(organization);
+    if (cutoff && conversation.lastMessageAt < cutoff) {
+      throw new ForbiddenError('This conversation is outside the organization history window', {
+        reason: 'outside_history_window',
+        historyWindowDays: organization.historyWindowDays,
+      });
+    }
+  };
+}
+
+/** Reads a conversation for a caller: one GetItem, then the access rules. */
 export async function loadConversation(
   caller: OrgCaller,
   organization: Organization,
   id: string,
-): Promise<Conversation> {
+): Promise<StoredConversation> {
   const found = await conversations.get(caller.orgId, id);
-  if (!found || (caller.kind === 'visitor' && found.visitorId !== caller.visitorId)) {
-    throw new NotFoundError('Conversation not found');
-  }
-  const cutoff = historyCutoff(organization);
-  if (cutoff && found.lastMessageAt < cutoff) {
-    throw new ForbiddenError('This conversation is outside the organization history window', {
-      reason: 'outside_history_window',
-      historyWindowDays: organization.historyWindowDays,
-    });
-  }
+  if (!found) throw new NotFoundError('Conversation not found');
+  accessRules(caller, organization)(found);
   return found;
 }

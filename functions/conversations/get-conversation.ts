@@ -1,3 +1,4 @@
+import { toConversation } from '../../shared/db/conversations';
 import { ok, route } from '../../shared/http/route';
 import { idParams } from '../../shared/schemas/common';
 import { conversation } from '../../shared/schemas/conversation';
@@ -18,6 +19,6 @@ export const getConversation = route({
   errors: [404],
   handle: async ({ caller, organization, params }) => {
     const found = await loadConversation(caller, organization, params.id);
-    return ok(found, { ETag: `"${found.version}"` });
+    return ok(toConversation(found), { ETag: `"${found.version}"` });
   },
 });

@@ -1,13 +1,13 @@
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
+import { type StoredConversation, withMessage } from '../conversations/state';
+import { NotFoundError, PreconditionFailedError } from '../http/errors';
 import { uuidv7 } from '../ids';
-import { sanitizeText, searchVectorOf } from '../sanitize/text';
 import {
   type Conversation,
   type CreateConversationInput,
   conversation as conversationSchema,
   type ListConversationsQuery,
-  type MessagePreview,
 } from '../schemas/conversation';
 import type { Message } from '../schemas/message';
 import type { Visitor } from '../schemas/visitor';
@@ -15,9 +15,11 @@ import { db, tableName } from './client';
 import { decodeCursor, encodeCursor } from './cursor';
 import { eventItem } from './events';
 import { keys } from './keys';
+import { newMessage, putMessage } from './messages';
 import { pickShape } from './project';
+import { ConcurrentChangeError, transact, type Write } from './transaction';
 
-export type { Conversation };
+export type { Conversation, StoredConversation };
 
 /** Who starts a conversation, and as whom its first message is written. */
 export type ConversationAuthor =
@@ -25,22 +27,32 @@ export type ConversationAuthor =
   | { kind: 'operator'; operatorId: string }
   | { kind: 'apiKey' };
 
-const PREVIEW_CHARS = 200;
 const MAX_QUERY_PAGES = 10;
+/** Optimistic writes retry this often under contention before giving up (503). */
+const MAX_ATTEMPTS = 8;
 
-function preview(message: Message): MessagePreview {
+export const toConversation = (item: object): Conversation => pickShape(conversationSchema.shape, item);
+
+function storedOf(item: Record<string, unknown>): StoredConversation {
   return {
-    id: message.id,
-    senderType: message.senderType,
-    senderId: message.senderId,
-    type: message.type,
-    content: message.content.slice(0, PREVIEW_CHARS),
-    createdAt: message.createdAt,
+    ...toConversation(item),
+    rev: Number(item.rev ?? 1),
+    firstVisitorMessageAt: (item.firstVisitorMessageAt as string | null | undefined) ?? null,
+    deletedAt: (item.deletedAt as string | null | undefined) ?? null,
+    locale: (item.locale as StoredConversation['locale'] | undefined) ?? null,
   };
 }
 
-const toConversation = (item: Record<string, unknown>): Conversation =>
-  pickShape(conversationSchema.shape, item);
+/** The stored item: every listing key follows from the state, and a deleted conversation has none. */
+export function conversationItem(conversation: StoredConversation) {
+  const orgId = conversation.organizationId;
+  return {
+    ...keys.conversation(orgId, conversation.id),
+    ...(conversation.deletedAt ? {} : keys.conversationIndexes({ orgId, ...conversation })),
+    entity: 'conversation',
+    ...conversation,
+  };
+}
 
 /** The filters that decide which listing (index) a query reads; the rest filter on the way. */
 function chooseListing(orgId: string, query: ListConversationsQuery) {
@@ -49,6 +61,21 @@ function chooseListing(orgId: string, query: ListConversationsQuery) {
   if (query.operatorId) return partitions.operator(orgId, query.operatorId);
   if (query.status) return partitions.status(orgId, query.status);
   return partitions.all(orgId);
+}
+
+export interface ConversationChange<T> {
+  /** The state after the change, or undefined when nothing changes (no write at all). */
+  next: StoredConversation | undefined;
+  /** Further actions of the same transaction: events, messages, audit entries. */
+  writes?: Write[];
+  result: T;
+}
+
+export interface MutateOptions {
+  /** The client's `If-Match`: a different current version is 412. */
+  ifMatch?: number | undefined;
+  /** Access rules, checked against every state read (404/403). */
+  check?: (conversation: StoredConversation) => void;
 }
 
 export const conversations = {
@@ -60,30 +87,7 @@ export const conversations = {
   async create(orgId: string, author: ConversationAuthor, visitor: Visitor, input: CreateConversationInput) {
     const now = clock.nowIso();
     const id = uuidv7();
-    let first: Message | undefined;
-    if (input.message !== undefined) {
-      const content = sanitizeText(input.message);
-      first = {
-        id: uuidv7(),
-        orgId,
-        conversationId: id,
-        senderType: author.kind === 'operator' ? 'operator' : 'visitor',
-        senderId: author.kind === 'operator' ? author.operatorId : visitor.id,
-        content,
-        type: 'text',
-        metadata: {},
-        isRead: false,
-        isEdited: false,
-        editedAt: null,
-        createdAt: now,
-        deletedAt: null,
-        replyToId: null,
-        mentions: null,
-        searchVector: searchVectorOf(content),
-      };
-    }
-    const fromVisitor = first?.senderType === 'visitor';
-    const conversation: Conversation = {
+    let conversation: StoredConversation = {
       id,
       organizationId: orgId,
       visitorId: visitor.id,
@@ -95,10 +99,10 @@ export const conversations = {
       aiEnabled: false,
       snoozedUntil: null,
       lastMessageAt: now,
-      title: input.title ?? (first ? first.content.slice(0, 80) : 'New conversation'),
-      messageCount: first ? 1 : 0,
-      unreadCount: fromVisitor ? 1 : 0,
-      hasUnreadMessages: fromVisitor,
+      title: input.title ?? 'New conversation',
+      messageCount: 0,
+      unreadCount: 0,
+      hasUnreadMessages: false,
       tags: [...new Set(input.tags ?? [])],
       customFields: input.customFields ?? {},
       language: input.language ?? null,
@@ -110,43 +114,101 @@ export const conversations = {
       createdAt: now,
       updatedAt: now,
       visitor,
-      lastMessage: first ? preview(first) : null,
+      lastMessage: null,
       firstResponseTimeMs: null,
+      rev: 1,
+      firstVisitorMessageAt: null,
+      deletedAt: null,
+      locale: null,
     };
-    const item = {
-      ...keys.conversation(orgId, id),
-      ...keys.conversationIndexes({ orgId, ...conversation }),
-      entity: 'conversation',
-      ...conversation,
-      // Internal: starts the first-response clock; never part of a response.
-      firstVisitorMessageAt: fromVisitor ? now : null,
-    };
-    const writes: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [
-      { Put: { TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
-      { Put: { TableName: tableName, Item: eventItem(orgId, 'conversation.created', conversation) } },
-    ];
-    if (first) {
-      writes.push(
-        {
+    let first: Message | undefined;
+    if (input.message !== undefined) {
+      first = newMessage({
+        orgId,
+        conversationId: id,
+        senderType: author.kind === 'operator' ? 'operator' : 'visitor',
+        senderId: author.kind === 'operator' ? author.operatorId : visitor.id,
+        content: input.message,
+        now,
+      });
+      conversation = withMessage(conversation, first);
+      if (input.title === undefined) conversation.title = first.content.slice(0, 80);
+    }
+    const api = toConversation(conversation);
+    const writes: Write[] = [
+      {
+        action: {
           Put: {
             TableName: tableName,
-            Item: { ...keys.message(orgId, id, first.id), entity: 'message', ...first },
+            Item: conversationItem(conversation),
+            ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
-        { Put: { TableName: tableName, Item: eventItem(orgId, 'message.created', first) } },
-      );
-    }
-    await db.send(new TransactWriteCommand({ TransactItems: writes }));
-    return conversation;
+      },
+      { action: { Put: { TableName: tableName, Item: eventItem(orgId, 'conversation.created', api) } } },
+    ];
+    if (first) writes.push(...putMessage(first));
+    await transact(writes);
+    return api;
   },
 
   /** One GetItem; soft-deleted conversations are missing. */
-  async get(orgId: string, conversationId: string): Promise<Conversation | undefined> {
+  async get(orgId: string, conversationId: string): Promise<StoredConversation | undefined> {
     const { Item } = await db.send(
       new GetCommand({ TableName: tableName, Key: keys.conversation(orgId, conversationId) }),
     );
     if (!Item || Item.deletedAt) return undefined;
-    return toConversation(Item);
+    return storedOf(Item);
+  },
+
+  /**
+   * Read, change, write with a condition on `rev`, retrying when another writer got there first.
+   * Every writer of the conversation item goes through here, so counters and versions never lose
+   * an update. With `ifMatch`, a version that moved on is 412 rather than a retry.
+   */
+  async mutate<T>(
+    orgId: string,
+    conversationId: string,
+    change: (current: StoredConversation) => ConversationChange<T> | Promise<ConversationChange<T>>,
+    options: MutateOptions = {},
+  ): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const { Item } = await db.send(
+        new GetCommand({
+          TableName: tableName,
+          Key: keys.conversation(orgId, conversationId),
+          ConsistentRead: true,
+        }),
+      );
+      if (!Item || Item.deletedAt) throw new NotFoundError('Conversation not found');
+      const current = storedOf(Item);
+      options.check?.(current);
+      if (options.ifMatch !== undefined && options.ifMatch !== current.version) {
+        throw new PreconditionFailedError(current.version);
+      }
+      const { next, writes = [], result } = await change(current);
+      if (!next && writes.length === 0) return result;
+      const conversationWrite: Write[] = next
+        ? [
+            {
+              action: {
+                Put: {
+                  TableName: tableName,
+                  Item: conversationItem({ ...next, rev: current.rev + 1 }),
+                  ConditionExpression: 'rev = :rev',
+                  ExpressionAttributeValues: { ':rev': current.rev },
+                },
+              },
+            },
+          ]
+        : [];
+      try {
+        await transact([...conversationWrite, ...writes]);
+        return result;
+      } catch (error) {
+        if (!(error instanceof ConcurrentChangeError) || attempt >= MAX_ATTEMPTS) throw error;
+      }
+    }
   },
 
   /**

@@ -39,3 +39,31 @@ export function eventItem(orgId: string, type: DomainEventType, data: unknown) {
     expiresAt: ttlSeconds(clock.nowMs() + RETENTION_MS),
   };
 }
+
+export type RealtimeType = 'message_edited' | 'note_invalidated' | 'conversation_snoozed';
+
+/**
+ * A realtime notice for connected clients, written in the same transaction as its change. `audience`
+ * says who may receive it: `operators` never reaches visitors (note invalidation), `conversation`
+ * reaches the operators and the conversation's own visitor.
+ */
+export function realtimeItem(
+  orgId: string,
+  notice: {
+    type: RealtimeType;
+    audience: 'operators' | 'conversation';
+    conversationId: string;
+    payload: unknown;
+  },
+) {
+  const id = uuidv7();
+  return {
+    ...keys.realtime(orgId, id),
+    entity: 'realtime',
+    id,
+    organizationId: orgId,
+    timestamp: clock.nowIso(),
+    ...notice,
+    expiresAt: ttlSeconds(clock.nowMs() + 24 * 3_600_000),
+  };
+}

@@ -3,6 +3,8 @@
  * organization (`ORG#<orgId>`), or with `PLATFORM` for the few records that belong to no
  * organization, so a query can never reach across tenants. See docs/data-model.md.
  */
+export type AuditCategory = 'ASSIGNMENT' | 'SNOOZE' | 'NOTE' | 'DELETION';
+
 export interface Key {
   pk: string;
   sk: string;
@@ -53,6 +55,36 @@ export const keys = {
     sk: `MSG#${messageId}`,
   }),
   messagePrefix: 'MSG#',
+  /** Sparse gsi1 entry of a visitor message not yet read: "mark read" finds exactly those. */
+  unreadMessage: (orgId: string, conversationId: string, messageId: string) => ({
+    gsi1pk: `${org(orgId)}#CONV#${conversationId}#UNREAD`,
+    gsi1sk: messageId,
+  }),
+  unreadMessagesPartition: (orgId: string, conversationId: string) =>
+    ({ index: 'gsi1', pk: `${org(orgId)}#CONV#${conversationId}#UNREAD` }) as const,
+  /** Edit history of a message: a ring of 20 slots, so the newest 20 prior versions are kept. */
+  revision: (orgId: string, conversationId: string, messageId: string, slot: number): Key => ({
+    pk: `${org(orgId)}#CONV#${conversationId}`,
+    sk: `REV#${messageId}#${String(slot).padStart(2, '0')}`,
+  }),
+  revisionPrefix: (messageId: string) => `REV#${messageId}#`,
+  note: (orgId: string, conversationId: string, noteId: string): Key => ({
+    pk: `${org(orgId)}#CONV#${conversationId}`,
+    sk: `NOTE#${noteId}`,
+  }),
+  notePrefix: 'NOTE#',
+  /** A conversation's audit trail, by category, time-ordered (assignment history is one Query). */
+  conversationAudit: (
+    orgId: string,
+    conversationId: string,
+    category: AuditCategory,
+    entryId: string,
+  ): Key => ({
+    pk: `${org(orgId)}#CONV#${conversationId}`,
+    sk: `AUDIT#${category}#${entryId}`,
+  }),
+  conversationAuditPrefix: (category: AuditCategory) => `AUDIT#${category}#`,
+  conversationPartition: (orgId: string, conversationId: string) => `${org(orgId)}#CONV#${conversationId}`,
 
   /** The four conversation listings, all sorted by `<lastMessageAt>#<id>` (newest first when read backwards). */
   conversationIndexes: (c: {
@@ -87,6 +119,14 @@ export const keys = {
 
   /** The organization's domain events (outbox and events feed), time-ordered by UUIDv7. */
   event: (orgId: string, eventId: string): Key => ({ pk: `${org(orgId)}#EVENTS`, sk: `EVENT#${eventId}` }),
+  eventsPartition: (orgId: string) => `${org(orgId)}#EVENTS`,
+  eventPrefix: 'EVENT#',
+  /** Realtime notices (message_edited, note invalidation, snooze) for connected clients; short-lived. */
+  realtime: (orgId: string, noticeId: string): Key => ({
+    pk: `${org(orgId)}#REALTIME`,
+    sk: `RT#${noticeId}`,
+  }),
+  teamExists: (orgId: string, teamId: string): Key => ({ pk: org(orgId), sk: `TEAM#${teamId}` }),
 
   idempotency: (orgId: string, idempotencyKey: string): Key => ({
     pk: `${org(orgId)}#IDEMPOTENCY#${idempotencyKey}`,

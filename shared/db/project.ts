@@ -4,7 +4,8 @@
  */
 const fieldLists = new WeakMap<object, readonly string[]>();
 
-export function pickShape<T>(shape: Record<string, unknown>, record: Record<string, unknown>): T {
+export function pickShape<T>(shape: Record<string, unknown>, source: object): T {
+  const record = source as Record<string, unknown>;
   let fields = fieldLists.get(shape);
   if (!fields) {
     fields = Object.keys(shape);

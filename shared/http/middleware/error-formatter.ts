@@ -14,6 +14,10 @@ const THROTTLING = new Set([
 function toHttpError(error: unknown): HttpError | undefined {
   if (error instanceof HttpError) return error;
   if (error instanceof Error && THROTTLING.has(error.name)) return new ServiceUnavailableError();
+  // Optimistic writes that kept losing to concurrent writers: transient, so retryable.
+  if (error instanceof Error && error.name === 'ConcurrentChangeError') {
+    return new ServiceUnavailableError('The resource is busy with concurrent changes, retry shortly');
+  }
   return undefined;
 }
 

@@ -1,0 +1,184 @@
+import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { uuidv7 } from '../ids';
+import { sanitizeText, searchVectorOf } from '../sanitize/text';
+import { type Message, message as messageSchema } from '../schemas/message';
+import { db, tableName } from './client';
+import { decodeCursor, encodeCursor } from './cursor';
+import { eventItem } from './events';
+import { keys } from './keys';
+import { pickShape } from './project';
+import type { Write } from './transaction';
+
+export type { Message };
+
+export const toMessage = (item: Record<string, unknown>): Message => pickShape(messageSchema.shape, item);
+
+export function newMessage(input: {
+  orgId: string;
+  conversationId: string;
+  senderType: Message['senderType'];
+  senderId: string;
+  content: string;
+  now: string;
+  replyToId?: string | null | undefined;
+  mentions?: readonly string[] | null | undefined;
+}): Message {
+  const content = sanitizeText(input.content);
+  return {
+    id: uuidv7(Date.parse(input.now)),
+    orgId: input.orgId,
+    conversationId: input.conversationId,
+    senderType: input.senderType,
+    senderId: input.senderId,
+    content,
+    type: 'text',
+    metadata: {},
+    isRead: false,
+    isEdited: false,
+    editedAt: null,
+    createdAt: input.now,
+    deletedAt: null,
+    replyToId: input.replyToId ?? null,
+    mentions: input.mentions?.length ? [...new Set(input.mentions)] : null,
+    searchVector: searchVectorOf(content),
+  };
+}
+
+/** The stored message; an unread visitor message also sits in the sparse unread index. */
+export function messageItem(message: Message, extra: { editCount?: number } = {}) {
+  const unread = message.senderType === 'visitor' && !message.isRead && !message.deletedAt;
+  return {
+    ...keys.message(message.orgId, message.conversationId, message.id),
+    ...(unread ? keys.unreadMessage(message.orgId, message.conversationId, message.id) : {}),
+    entity: 'message',
+    editCount: extra.editCount ?? 0,
+    ...message,
+  };
+}
+
+/** A new message and its `message.created` event, as actions of the conversation's transaction. */
+export function putMessage(message: Message): Write[] {
+  return [
+    {
+      action: {
+        Put: {
+          TableName: tableName,
+          Item: messageItem(message),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+    },
+    { action: { Put: { TableName: tableName, Item: eventItem(message.orgId, 'message.created', message) } } },
+  ];
+}
+
+export interface StoredMessage extends Message {
+  editCount: number;
+}
+
+function storedOf(item: Record<string, unknown>): StoredMessage {
+  return { ...toMessage(item), editCount: Number(item.editCount ?? 0) };
+}
+
+export const messages = {
+  async get(orgId: string, conversationId: string, messageId: string): Promise<StoredMessage | undefined> {
+    const { Item } = await db.send(
+      new GetCommand({
+        TableName: tableName,
+        Key: keys.message(orgId, conversationId, messageId),
+        ConsistentRead: true,
+      }),
+    );
+    return Item ? storedOf(Item) : undefined;
+  },
+
+  /** Messages of the conversation by id, in one or more BatchGetItem calls of 100 keys. */
+  async getMany(
+    orgId: string,
+    conversationId: string,
+    messageIds: readonly string[],
+  ): Promise<Map<string, StoredMessage>> {
+    const found = new Map<string, StoredMessage>();
+    const chunks: string[][] = [];
+    for (let i = 0; i < messageIds.length; i += 100) chunks.push(messageIds.slice(i, i + 100));
+    await Promise.all(
+      chunks.map(async (chunk) => {
+        let request: Record<string, unknown>[] | undefined = chunk.map((id) => ({
+          ...keys.message(orgId, conversationId, id),
+        }));
+        while (request?.length) {
+          const output: BatchGetCommandOutput = await db.send(
+            new BatchGetCommand({ RequestItems: { [tableName]: { Keys: request, ConsistentRead: true } } }),
+          );
+          for (const item of output.Responses?.[tableName] ?? []) found.set(String(item.id), storedOf(item));
+          request = output.UnprocessedKeys?.[tableName]?.Keys;
+        }
+      }),
+    );
+    return found;
+  },
+
+  /** Newest first; the cursor is bound to the organization and the conversation. */
+  async list(orgId: string, conversationId: string, page: { cursor?: string | undefined; limit: number }) {
+    const queryId = `messages:${conversationId}`;
+    const { Items = [] } = await db.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: {
+          ':pk': keys.conversationPartition(orgId, conversationId),
+          ':prefix': keys.messagePrefix,
+        },
+        ScanIndexForward: false,
+        Limit: page.limit + 1,
+        ExclusiveStartKey: page.cursor ? decodeCursor(page.cursor, orgId, queryId) : undefined,
+      }),
+    );
+    const data = Items.slice(0, page.limit).map(toMessage);
+    const last = Items[page.limit - 1];
+    const nextCursor =
+      Items.length > page.limit && last ? encodeCursor(orgId, queryId, { pk: last.pk, sk: last.sk }) : null;
+    return { data, nextCursor };
+  },
+
+  /** Unread visitor messages, oldest first, from the sparse index: exactly the ones to mark read. */
+  async unread(orgId: string, conversationId: string, limit: number): Promise<StoredMessage[]> {
+    const partition = keys.unreadMessagesPartition(orgId, conversationId);
+    const { Items = [] } = await db.send(
+      new QueryCommand({
+        TableName: tableName,
+        IndexName: partition.index,
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': partition.pk },
+        Limit: limit,
+      }),
+    );
+    return Items.map(storedOf);
+  },
+
+  /**
+   * Flips the read flag of a visitor message (and its place in the unread index) only if it is still
+   * the other way round and not deleted, so concurrent markers never count a message twice.
+   */
+  readStateWrite(message: Message, isRead: boolean): Write {
+    const unreadKeys = keys.unreadMessage(message.orgId, message.conversationId, message.id);
+    return {
+      action: {
+        Update: {
+          TableName: tableName,
+          Key: keys.message(message.orgId, message.conversationId, message.id),
+          UpdateExpression: isRead
+            ? 'SET isRead = :isRead REMOVE gsi1pk, gsi1sk'
+            : 'SET isRead = :isRead, gsi1pk = :gsi1pk, gsi1sk = :gsi1sk',
+          ConditionExpression: 'isRead = :was AND (attribute_not_exists(deletedAt) OR deletedAt = :null)',
+          ExpressionAttributeValues: {
+            ':isRead': isRead,
+            ':was': !isRead,
+            ':null': null,
+            ...(isRead ? {} : { ':gsi1pk': unreadKeys.gsi1pk, ':gsi1sk': unreadKeys.gsi1sk }),
+          },
+        },
+      },
+    };
+  },
+};

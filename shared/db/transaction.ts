@@ -1,0 +1,38 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { db } from './client';
+
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** One action of a transaction, with what its failed condition means to the caller. */
+export interface Write {
+  action: TransactItem;
+  /** The error to raise when this action's condition fails; without one the failure is a conflict to retry. */
+  onConditionFailed?: () => Error;
+}
+
+export class ConcurrentChangeError extends Error {
+  constructor() {
+    super('The item changed while this write was being prepared');
+    this.name = 'ConcurrentChangeError';
+  }
+}
+
+/**
+ * Runs one TransactWriteItems (≤ 100 actions, all or nothing). A failed condition becomes the
+ * error its action declares, or a ConcurrentChangeError that the caller may retry.
+ */
+export async function transact(writes: readonly Write[]): Promise<void> {
+  if (writes.length === 0) return;
+  try {
+    await db.send(new TransactWriteCommand({ TransactItems: writes.map((write) => write.action) }));
+  } catch (error) {
+    if (!(error instanceof TransactionCanceledException)) throw error;
+    const reasons = error.CancellationReasons ?? [];
+    const failed = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
+    if (failed >= 0) throw writes[failed]?.onConditionFailed?.() ?? new ConcurrentChangeError();
+    // Two transactions on the same item at once: one of them is cancelled, and may simply retry.
+    if (reasons.some((reason) => reason.Code === 'TransactionConflict')) throw new ConcurrentChangeError();
+    throw error;
+  }
+}
