@@ -5,10 +5,11 @@
  */
 export type AuditCategory = 'ASSIGNMENT' | 'SNOOZE' | 'NOTE' | 'DELETION';
 
-export interface Key {
+/** A type alias, not an interface, so a key is assignable wherever the SDK wants an attribute map. */
+export type Key = {
   pk: string;
   sk: string;
-}
+};
 
 const org = (orgId: string): string => `ORG#${orgId}`;
 

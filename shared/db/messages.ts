@@ -11,7 +11,7 @@ import type { Write } from './transaction';
 
 export type { Message };
 
-export const toMessage = (item: Record<string, unknown>): Message => pickShape(messageSchema.shape, item);
+export const toMessage = (item: object): Message => pickShape(messageSchema.shape, item);
 
 export function newMessage(input: {
   orgId: string;
@@ -81,6 +81,9 @@ function storedOf(item: Record<string, unknown>): StoredMessage {
 }
 
 export const messages = {
+  revisions: (orgId: string, conversationId: string, messageId: string) =>
+    revisionsOf(orgId, conversationId, messageId),
+
   async get(orgId: string, conversationId: string, messageId: string): Promise<StoredMessage | undefined> {
     const { Item } = await db.send(
       new GetCommand({
@@ -182,3 +185,32 @@ export const messages = {
     };
   },
 };
+
+export interface Revision {
+  content: string;
+  editedAt: string;
+  editedBy?: string;
+}
+
+/** The kept prior versions of a message (one Query of its ring), newest first. */
+export async function revisionsOf(
+  orgId: string,
+  conversationId: string,
+  messageId: string,
+): Promise<Revision[]> {
+  const { Items = [] } = await db.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: {
+        ':pk': keys.conversationPartition(orgId, conversationId),
+        ':prefix': keys.revisionPrefix(messageId),
+      },
+    }),
+  );
+  return Items.map((item) => ({
+    content: String(item.content),
+    editedAt: String(item.editedAt),
+    ...(item.editedBy ? { editedBy: String(item.editedBy) } : {}),
+  })).sort((a, b) => b.editedAt.localeCompare(a.editedAt));
+}

@@ -36,3 +36,13 @@ export async function transact(writes: readonly Write[]): Promise<void> {
     throw error;
   }
 }
+
+/** A condition that `key` names an existing item, failing the transaction with `error` otherwise. */
+export function mustExist(tableName: string, key: Record<string, unknown>, error: () => Error): Write {
+  return {
+    action: {
+      ConditionCheck: { TableName: tableName, Key: key, ConditionExpression: 'attribute_exists(pk)' },
+    },
+    onConditionFailed: error,
+  };
+}

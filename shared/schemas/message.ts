@@ -21,3 +21,43 @@ export const message = z.object({
   searchVector: z.string(),
 });
 export type Message = z.infer<typeof message>;
+
+export const messageParams = z.strictObject({ id: z.uuid(), messageId: z.uuid() });
+
+const content = z.string().check(z.trim(), z.minLength(1), z.maxLength(10_000));
+const mentions = z.array(z.uuid()).check(z.maxLength(20));
+
+export const postMessageBody = z.strictObject({
+  content,
+  replyToId: z.optional(z.uuid()),
+  mentions: z.optional(mentions),
+  /** API keys only: the operator the message is written as. */
+  operatorId: z.optional(z.uuid()),
+});
+
+export const editMessageBody = z.strictObject({ content });
+
+export const listMessagesQuery = z.strictObject({
+  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
+  limit: z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(100)), 50),
+});
+
+export const messagePage = z.object({ data: z.array(message), nextCursor: z.nullable(z.string()) });
+
+export const revisions = z.object({
+  messageId: z.uuid(),
+  edits: z.array(
+    z.object({
+      content: z.string(),
+      editedAt: isoInstant,
+      /** The editor: a visitor, operator or API key id. */
+      editedBy: z.optional(z.uuid()),
+    }),
+  ),
+});
+
+export const unreadBulkBody = z.strictObject({
+  messageIds: z.array(z.uuid()).check(z.minLength(1), z.maxLength(500)),
+});
+
+export const updatedCount = z.object({ updatedCount: z.int() });

@@ -25,6 +25,12 @@ beforeAll(async () => {
     token: tenant.apiKey,
     body: { visitorId: visitor.visitor.id, message: 'Hello' },
   });
+  const conversationPath = `/api/conversations/${conversation.body.id}`;
+  const posted = await call<{ id: string }>('POST', `${conversationPath}/messages`, {
+    token: visitor.token,
+    body: { content: 'Where is my parcel?' },
+  });
+  const messagePath = `${conversationPath}/messages/${posted.body.id}`;
   const admin = platformToken();
   const orgPath = `/api/admin/organizations/${tenant.orgId}`;
   const key = await call<{ id: string }>('POST', `${orgPath}/api-keys`, {
@@ -79,9 +85,33 @@ beforeAll(async () => {
         body: { visitorId: visitor.visitor.id, tags: ['a'] },
       },
     ],
+    ['GET /api/conversations/{id}', { token: visitor.token, path: conversationPath }],
+    ['POST /api/conversations/{id}/read', { token: tenant.apiKey, path: `${conversationPath}/read` }],
+    ['GET /api/conversations/{id}/messages', { token: visitor.token, path: `${conversationPath}/messages` }],
     [
-      'GET /api/conversations/{id}',
-      { token: visitor.token, path: `/api/conversations/${conversation.body.id}` },
+      'POST /api/conversations/{id}/messages',
+      {
+        token: tenant.operatorSession,
+        path: `${conversationPath}/messages`,
+        body: { content: 'On its way' },
+      },
+    ],
+    [
+      'PATCH /api/conversations/{id}/messages/unread-bulk',
+      {
+        token: tenant.apiKey,
+        path: `${conversationPath}/messages/unread-bulk`,
+        body: { messageIds: [posted.body.id] },
+      },
+    ],
+    ['GET /api/conversations/{id}/messages/{messageId}', { token: tenant.apiKey, path: messagePath }],
+    [
+      'PATCH /api/conversations/{id}/messages/{messageId}',
+      { token: visitor.token, path: messagePath, body: { content: 'Where is my order?' } },
+    ],
+    [
+      'GET /api/conversations/{id}/messages/{messageId}/revisions',
+      { token: tenant.apiKey, path: `${messagePath}/revisions` },
     ],
   ]);
 });

@@ -1,0 +1,180 @@
+import { clock } from '../../shared/clock';
+import { withEditedMessage } from '../../shared/conversations/state';
+import { tableName } from '../../shared/db/client';
+import { conversations } from '../../shared/db/conversations';
+import { eventItem, realtimeItem } from '../../shared/db/events';
+import { keys } from '../../shared/db/keys';
+import { type Message, messages, type StoredMessage, toMessage } from '../../shared/db/messages';
+import { ConcurrentChangeError, transact, type Write } from '../../shared/db/transaction';
+import type { OrgCaller } from '../../shared/http/caller';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../shared/http/errors';
+import { ok, route } from '../../shared/http/route';
+import { sanitizeText, searchVectorOf } from '../../shared/sanitize/text';
+import { editMessageBody, message, messageParams, revisions } from '../../shared/schemas/message';
+import { loadConversation } from './access';
+
+export const EDIT_WINDOW_MS = 5 * 60_000;
+const KEPT_REVISIONS = 20;
+const MAX_ATTEMPTS = 5;
+
+/** The message moved on (edited, read or deleted) between our read and our write: read again. */
+class MessageChangedError extends Error {}
+
+/**
+ * Visitors edit their own visitor messages, operators their own messages; API keys and admin
+ * sessions may edit any operator or bot message.
+ */
+function mayEdit(caller: OrgCaller, target: Message): boolean {
+  if (caller.kind === 'visitor')
+    return target.senderType === 'visitor' && target.senderId === caller.visitorId;
+  const staffMessage = target.senderType === 'operator' || target.senderType === 'bot';
+  if (caller.kind === 'apiKey') return staffMessage;
+  if (caller.kind === 'operator') {
+    if (caller.role === 'admin' && staffMessage) return true;
+    return target.senderType === 'operator' && target.senderId === caller.operatorId;
+  }
+  return false;
+}
+
+function editorId(caller: OrgCaller): string {
+  if (caller.kind === 'visitor') return caller.visitorId;
+  if (caller.kind === 'operator') return caller.operatorId;
+  return caller.credentialId;
+}
+
+/** The edit, its revision (ring slot), `message.updated` and the realtime `message_edited` notice. */
+function editWrites(current: StoredMessage, edited: Message, editedBy: string): Write[] {
+  const { orgId, conversationId, id } = current;
+  return [
+    {
+      action: {
+        Update: {
+          TableName: tableName,
+          Key: keys.message(orgId, conversationId, id),
+          UpdateExpression:
+            'SET content = :content, searchVector = :searchVector, isEdited = :true, editedAt = :editedAt, editCount = editCount + :one',
+          ConditionExpression: 'editCount = :seen AND (attribute_not_exists(deletedAt) OR deletedAt = :null)',
+          ExpressionAttributeValues: {
+            ':content': edited.content,
+            ':searchVector': edited.searchVector,
+            ':true': true,
+            ':editedAt': edited.editedAt,
+            ':one': 1,
+            ':seen': current.editCount,
+            ':null': null,
+          },
+        },
+      },
+      onConditionFailed: () => new MessageChangedError(),
+    },
+    {
+      action: {
+        Put: {
+          TableName: tableName,
+          Item: {
+            ...keys.revision(orgId, conversationId, id, current.editCount % KEPT_REVISIONS),
+            entity: 'revision',
+            messageId: id,
+            content: current.content,
+            editedAt: edited.editedAt,
+            editedBy,
+          },
+        },
+      },
+    },
+    { action: { Put: { TableName: tableName, Item: eventItem(orgId, 'message.updated', edited) } } },
+    {
+      action: {
+        Put: {
+          TableName: tableName,
+          Item: realtimeItem(orgId, {
+            type: 'message_edited',
+            audience: 'conversation',
+            conversationId,
+            payload: { conversationId, message: edited },
+          }),
+        },
+      },
+    },
+  ];
+}
+
+export const editMessage = route({
+  method: 'PATCH',
+  path: '/api/conversations/{id}/messages/{messageId}',
+  operationId: 'editMessage',
+  summary: 'Edit a message',
+  description:
+    'Only within 5 minutes of creation (after: 409 with `details.reason = "edit_window_expired"`) and only a message that is not deleted (404). Visitors edit their own visitor messages, operators their own messages, API keys and admin sessions any operator or bot message (403 otherwise). Content is sanitized; the prior version is kept (the 20 most recent, with `editedBy`); `message.updated` and the realtime `message_edited` follow.',
+  tag: 'Messages',
+  scope: 'conversations:write',
+  callers: ['apiKey', 'operator', 'visitor'],
+  params: messageParams,
+  body: editMessageBody,
+  response: { status: 200, schema: message, description: 'The message after the edit' },
+  errors: [404],
+  handle: async ({ caller, organization, params, body }) => {
+    const conversation = await loadConversation(caller, organization, params.id);
+    const content = sanitizeText(body.content);
+    if (content === '') throw ValidationError.field('content', 'The message has no text once sanitized');
+    for (let attempt = 1; ; attempt++) {
+      const current = await messages.get(caller.orgId, params.id, params.messageId);
+      if (!current || current.deletedAt) throw new NotFoundError('Message not found');
+      if (!mayEdit(caller, current)) throw new ForbiddenError('This message is not yours to edit');
+      const now = clock.nowIso();
+      if (clock.nowMs() - Date.parse(current.createdAt) > EDIT_WINDOW_MS) {
+        throw new ConflictError('Messages can be edited only within 5 minutes of being sent', {
+          reason: 'edit_window_expired',
+        });
+      }
+      const edited: Message = {
+        ...toMessage(current),
+        content,
+        searchVector: searchVectorOf(content),
+        isEdited: true,
+        editedAt: now,
+      };
+      const writes = editWrites(current, edited, editorId(caller));
+      try {
+        if (conversation.lastMessage?.id === current.id) {
+          // The preview shows this message: it changes in the same transaction.
+          await conversations.mutate(caller.orgId, params.id, (latest) => ({
+            next: withEditedMessage(latest, edited),
+            writes,
+            result: undefined,
+          }));
+        } else {
+          await transact(writes);
+        }
+        return ok(edited);
+      } catch (error) {
+        const retryable = error instanceof ConcurrentChangeError || error instanceof MessageChangedError;
+        if (!retryable || attempt >= MAX_ATTEMPTS)
+          throw error instanceof MessageChangedError ? new ConcurrentChangeError() : error;
+      }
+    }
+  },
+});
+
+export const listRevisions = route({
+  method: 'GET',
+  path: '/api/conversations/{id}/messages/{messageId}/revisions',
+  operationId: 'listMessageRevisions',
+  summary: 'Edit history of a message',
+  description: 'The prior versions, newest first, at most the 20 most recent.',
+  tag: 'Messages',
+  scope: 'conversations:read',
+  callers: ['apiKey', 'operator', 'visitor'],
+  params: messageParams,
+  response: { status: 200, schema: revisions, description: 'The revision envelope' },
+  errors: [404],
+  handle: async ({ caller, organization, params }) => {
+    await loadConversation(caller, organization, params.id);
+    const [current, edits] = await Promise.all([
+      messages.get(caller.orgId, params.id, params.messageId),
+      messages.revisions(caller.orgId, params.id, params.messageId),
+    ]);
+    if (!current) throw new NotFoundError('Message not found');
+    return ok({ messageId: current.id, edits });
+  },
+});

@@ -1,0 +1,94 @@
+import { clock } from '../../shared/clock';
+import { withMessage } from '../../shared/conversations/state';
+import { tableName } from '../../shared/db/client';
+import { conversations } from '../../shared/db/conversations';
+import { keys } from '../../shared/db/keys';
+import { newMessage, putMessage } from '../../shared/db/messages';
+import { mustExist } from '../../shared/db/transaction';
+import type { OrgCaller } from '../../shared/http/caller';
+import { ValidationError } from '../../shared/http/errors';
+import { created, route } from '../../shared/http/route';
+import { idParams } from '../../shared/schemas/common';
+import { message, postMessageBody } from '../../shared/schemas/message';
+import { accessRules } from './access';
+
+function senderOf(caller: OrgCaller, operatorId: string | undefined) {
+  if (caller.kind === 'apiKey') {
+    if (!operatorId)
+      throw ValidationError.field('operatorId', 'API keys must name the operator the message is from');
+    return { senderType: 'operator' as const, senderId: operatorId, checkOperator: true };
+  }
+  if (operatorId)
+    throw ValidationError.field('operatorId', 'Only API keys name an operator; the session is the sender');
+  if (caller.kind === 'visitor')
+    return { senderType: 'visitor' as const, senderId: caller.visitorId, checkOperator: false };
+  if (caller.kind === 'operator')
+    return { senderType: 'operator' as const, senderId: caller.operatorId, checkOperator: false };
+  throw new Error(`unexpected caller ${caller.kind}`);
+}
+
+export const postMessage = route({
+  method: 'POST',
+  path: '/api/conversations/{id}/messages',
+  operationId: 'postMessage',
+  summary: 'Send a message',
+  description:
+    'The sender comes from the credential: a visitor writes as the visitor, an operator session as its operator, an API key as the operator named by `operatorId` (required for keys only). Content is sanitized to text. `replyToId` must be a message of the same conversation and `mentions` operators of the organization (422 otherwise). Updates the conversation’s computed fields and writes `message.created` in the same transaction.',
+  tag: 'Messages',
+  scope: 'conversations:write',
+  callers: ['apiKey', 'operator', 'visitor'],
+  params: idParams,
+  body: postMessageBody,
+  response: { status: 201, schema: message, description: 'The message' },
+  errors: [404],
+  handle: async ({ caller, organization, params, body }) => {
+    const sender = senderOf(caller, body.operatorId);
+    const orgId = caller.orgId;
+    const posted = await conversations.mutate(
+      orgId,
+      params.id,
+      (current) => {
+        const draft = newMessage({
+          orgId,
+          conversationId: current.id,
+          senderType: sender.senderType,
+          senderId: sender.senderId,
+          content: body.content,
+          now: clock.nowIso(),
+          replyToId: body.replyToId,
+          mentions: body.mentions,
+        });
+        if (draft.content === '')
+          throw ValidationError.field('content', 'The message has no text once sanitized');
+        const checks = [
+          ...(body.replyToId
+            ? [
+                mustExist(tableName, keys.message(orgId, current.id, body.replyToId), () =>
+                  ValidationError.field('replyToId', 'replyToId must be a message of this conversation'),
+                ),
+              ]
+            : []),
+          ...(sender.checkOperator
+            ? [
+                mustExist(tableName, keys.operator(orgId, sender.senderId), () =>
+                  ValidationError.field('operatorId', 'No such operator in this organization'),
+                ),
+              ]
+            : []),
+          ...(draft.mentions ?? []).map((operatorId, i) =>
+            mustExist(tableName, keys.operator(orgId, operatorId), () =>
+              ValidationError.field(`mentions.${i}`, 'Mentions must be operators of this organization'),
+            ),
+          ),
+        ];
+        return {
+          next: withMessage(current, draft),
+          writes: [...putMessage(draft), ...checks],
+          result: draft,
+        };
+      },
+      { check: accessRules(caller, organization) },
+    );
+    return created(posted);
+  },
+});

@@ -1,0 +1,45 @@
+import { messages, toMessage } from '../../shared/db/messages';
+import { NotFoundError } from '../../shared/http/errors';
+import { ok, route } from '../../shared/http/route';
+import { idParams } from '../../shared/schemas/common';
+import { listMessagesQuery, message, messagePage, messageParams } from '../../shared/schemas/message';
+import { loadConversation } from './access';
+
+export const listMessages = route({
+  method: 'GET',
+  path: '/api/conversations/{id}/messages',
+  operationId: 'listMessages',
+  summary: 'List messages',
+  description:
+    'Newest first; `nextCursor` fetches older messages (`limit` default 50, max 100). A deleted message is listed with `deletedAt` set and empty `content`. Internal notes are never messages, so visitors never see them.',
+  tag: 'Messages',
+  scope: 'conversations:read',
+  callers: ['apiKey', 'operator', 'visitor'],
+  params: idParams,
+  query: listMessagesQuery,
+  response: { status: 200, schema: messagePage, description: 'A page of messages' },
+  errors: [400, 404],
+  handle: async ({ caller, organization, params, query }) => {
+    await loadConversation(caller, organization, params.id);
+    return ok(await messages.list(caller.orgId, params.id, query));
+  },
+});
+
+export const getMessage = route({
+  method: 'GET',
+  path: '/api/conversations/{id}/messages/{messageId}',
+  operationId: 'getMessage',
+  summary: 'Get a message',
+  tag: 'Messages',
+  scope: 'conversations:read',
+  callers: ['apiKey', 'operator', 'visitor'],
+  params: messageParams,
+  response: { status: 200, schema: message, description: 'The message' },
+  errors: [404],
+  handle: async ({ caller, organization, params }) => {
+    await loadConversation(caller, organization, params.id);
+    const found = await messages.get(caller.orgId, params.id, params.messageId);
+    if (!found) throw new NotFoundError('Message not found');
+    return ok(toMessage(found));
+  },
+});

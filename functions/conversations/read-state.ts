@@ -1,0 +1,109 @@
+import { clock } from '../../shared/clock';
+import { withUnreadDelta } from '../../shared/conversations/state';
+import { conversations } from '../../shared/db/conversations';
+import { messages } from '../../shared/db/messages';
+import { ValidationError } from '../../shared/http/errors';
+import { ok, route } from '../../shared/http/route';
+import { idParams } from '../../shared/schemas/common';
+import { unreadBulkBody, updatedCount } from '../../shared/schemas/message';
+import { accessRules, loadConversation } from './access';
+
+/** Message updates per transaction: 99 plus the conversation's own counter update. */
+const CHUNK = 99;
+
+export const markRead = route({
+  method: 'POST',
+  path: '/api/conversations/{id}/read',
+  operationId: 'markConversationRead',
+  summary: 'Mark the visitor messages read',
+  description:
+    '`updatedCount` counts the messages that changed from unread to read (0 when there were none). Each chunk of messages changes together with the conversation’s unread count, so the count stays exact.',
+  tag: 'Messages',
+  scope: 'conversations:write',
+  callers: ['apiKey', 'operator'],
+  params: idParams,
+  response: { status: 200, schema: updatedCount, description: 'How many messages changed' },
+  errors: [404],
+  handle: async ({ caller, organization, params }) => {
+    let updated = 0;
+    // Bounded: 100 chunks of 99 is far beyond any real backlog of unread visitor messages.
+    for (let round = 0; round < 100; round++) {
+      const changed = await conversations.mutate(
+        caller.orgId,
+        params.id,
+        async (current) => {
+          // The unread index is eventually consistent: confirm each candidate with a strong read.
+          const candidates = await messages.unread(caller.orgId, params.id, CHUNK);
+          const fresh = await messages.getMany(
+            caller.orgId,
+            params.id,
+            candidates.map((message) => message.id),
+          );
+          const unread = [...fresh.values()].filter((message) => !message.isRead && !message.deletedAt);
+          const more = candidates.length === CHUNK;
+          if (unread.length === 0) return { next: undefined, result: { changed: 0, more } };
+          return {
+            next: withUnreadDelta(current, -unread.length, clock.nowIso()),
+            writes: unread.map((message) => messages.readStateWrite(message, true)),
+            result: { changed: unread.length, more },
+          };
+        },
+        { check: accessRules(caller, organization) },
+      );
+      updated += changed.changed;
+      if (!changed.more) break;
+    }
+    return ok({ updatedCount: updated });
+  },
+});
+
+export const markUnread = route({
+  method: 'PATCH',
+  path: '/api/conversations/{id}/messages/unread-bulk',
+  operationId: 'markMessagesUnread',
+  summary: 'Mark visitor messages unread',
+  description:
+    'Up to 500 visitor messages of this conversation (any other id is 422, naming it in `details.field`). `updatedCount` counts the messages that changed from read to unread. Operators and API keys only.',
+  tag: 'Messages',
+  scope: 'conversations:write',
+  callers: ['apiKey', 'operator'],
+  params: idParams,
+  body: unreadBulkBody,
+  response: { status: 200, schema: updatedCount, description: 'How many messages changed' },
+  errors: [404],
+  handle: async ({ caller, organization, params, body }) => {
+    await loadConversation(caller, organization, params.id);
+    const ids = [...new Set(body.messageIds)];
+    const found = await messages.getMany(caller.orgId, params.id, ids);
+    const invalid = body.messageIds.findIndex((id) => {
+      const message = found.get(id);
+      return !message || message.senderType !== 'visitor' || message.deletedAt;
+    });
+    if (invalid >= 0) {
+      throw ValidationError.field(
+        `messageIds.${invalid}`,
+        'Every id must be a visitor message of this conversation',
+      );
+    }
+    let updated = 0;
+    for (let start = 0; start < ids.length; start += CHUNK) {
+      const chunk = ids.slice(start, start + CHUNK);
+      updated += await conversations.mutate(
+        caller.orgId,
+        params.id,
+        async (current) => {
+          const fresh = await messages.getMany(caller.orgId, params.id, chunk);
+          const read = [...fresh.values()].filter((message) => message.isRead && !message.deletedAt);
+          if (read.length === 0) return { next: undefined, result: 0 };
+          return {
+            next: withUnreadDelta(current, read.length, clock.nowIso()),
+            writes: read.map((message) => messages.readStateWrite(message, false)),
+            result: read.length,
+          };
+        },
+        { check: accessRules(caller, organization) },
+      );
+    }
+    return ok({ updatedCount: updated });
+  },
+});
