@@ -77,7 +77,7 @@ export const markUnread = route({
     const found = await messages.getMany(caller.orgId, params.id, ids);
     const invalid = body.messageIds.findIndex((id) => {
       const message = found.get(id);
-      return !message || message.senderType !== 'visitor' || message.deletedAt;
+      return message?.senderType !== 'visitor' || Boolean(message.deletedAt);
     });
     if (invalid >= 0) {
       throw ValidationError.field(
