@@ -15,6 +15,13 @@ export interface CallOptions {
   rawBody?: string;
 }
 
+let baseUrlOverride: string | undefined;
+
+/** Points this test file's calls at another gateway (an in-process stack with its own clock). */
+export function useBaseUrl(url: string): void {
+  baseUrlOverride = url;
+}
+
 /** One HTTP call to the local gateway, as an integrator would make it. */
 export async function call<T = Record<string, unknown>>(
   method: string,
@@ -29,7 +36,7 @@ export async function call<T = Record<string, unknown>>(
     body = JSON.stringify(options.body);
     headers['Content-Type'] ??= 'application/json';
   }
-  const response = await fetch(`${inject('baseUrl')}${path}`, { method, headers, body });
+  const response = await fetch(`${baseUrlOverride ?? inject('baseUrl')}${path}`, { method, headers, body });
   const text = await response.text();
   let parsed: unknown;
   try {

@@ -8,6 +8,7 @@ declare module 'vitest' {
     rateLimitPerMinute: number;
     endpoints: Record<string, string>;
     tableName: string;
+    cursorSigningKey: string;
   }
 }
 
@@ -27,6 +28,7 @@ export async function setup(project: TestProject): Promise<void> {
   project.provide('rateLimitPerMinute', RATE_LIMIT_PER_MINUTE);
   project.provide('endpoints', stack.endpoints);
   project.provide('tableName', stack.tableName);
+  project.provide('cursorSigningKey', process.env.CURSOR_SIGNING_KEY ?? '');
 }
 
 export async function teardown(): Promise<void> {

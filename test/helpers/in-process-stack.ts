@@ -1,0 +1,37 @@
+import { afterAll, beforeAll, inject } from 'vitest';
+import { clock } from '../../shared/clock';
+import { useBaseUrl } from './api';
+
+/**
+ * Runs the gateway and the handlers inside this test file's own process, against the emulators the
+ * global setup started, so the file can move `clock` (edit windows, snoozes, expiry) without
+ * disturbing the files that run beside it in other processes. Call at the top of the file.
+ */
+export function useInProcessStack(): { advance(ms: number): void } {
+  let stop: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const endpoints = inject('endpoints');
+    Object.assign(process.env, {
+      AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
+      AWS_ENDPOINT_URL_SQS: endpoints.sqs,
+      AWS_ENDPOINT_URL_S3: endpoints.s3,
+      AWS_ENDPOINT_URL_SESV2: endpoints.ses,
+      RATE_LIMIT_PER_MINUTE: String(inject('rateLimitPerMinute')),
+      POWERTOOLS_LOG_LEVEL: 'ERROR',
+    });
+    const { startLocalStack } = await import('../../infra/local/stack');
+    const stack = await startLocalStack({
+      port: 0,
+      seedDemo: false,
+      platformAdminToken: inject('platformAdminToken'),
+      env: { CURSOR_SIGNING_KEY: inject('cursorSigningKey') },
+    });
+    useBaseUrl(stack.baseUrl);
+    stop = stack.stop;
+  });
+  afterAll(async () => {
+    clock.reset();
+    await stop?.();
+  });
+  return { advance: (ms) => clock.advance(ms) };
+}
