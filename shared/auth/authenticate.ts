@@ -128,7 +128,10 @@ async function resolveStored(
   const base = { orgId: parsed.orgId, credentialId: parsed.credentialId };
   const credentialExpiresAtMs = credential.expiresAt === undefined ? undefined : credential.expiresAt * 1000;
   if (credential.kind === 'apiKey') {
-    return { caller: { kind: 'apiKey', ...base, scopes: credential.scopes ?? [] }, organization };
+    return {
+      caller: { kind: 'apiKey', ...base, scopes: credential.scopes ?? [], name: credential.name ?? 'API key' },
+      organization,
+    };
   }
   if (credential.kind === 'operatorSession' && credential.operatorId && credential.role) {
     return {

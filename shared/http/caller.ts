@@ -10,6 +10,8 @@ export interface ApiKeyCaller {
   credentialId: string;
   /** Empty means unrestricted. */
   scopes: readonly string[];
+  /** The key's name, shown as the author of what the key writes (internal notes). */
+  name: string;
 }
 
 export interface OperatorCaller {

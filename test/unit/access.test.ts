@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConversation } from '../../functions/conversations/access';
 import { clock } from '../../shared/clock';
 import { keys } from '../../shared/db/keys';
-import type { OrgCaller } from '../../shared/http/caller';
+import type { ApiKeyCaller, OrgCaller } from '../../shared/http/caller';
 import { ForbiddenError, ModuleRequiredError, NotFoundError } from '../../shared/http/errors';
 import { checkAccess } from '../../shared/http/middleware/authorize';
 import { route } from '../../shared/http/route';
@@ -14,7 +14,7 @@ import * as z from '../../shared/schemas/zod';
 const orgId = '01a200d1-22e7-7191-94d8-9a34a53961fd';
 const conversationId = '01a200d1-479d-71be-a50a-39902031adcd';
 const visitorId = '01a200d1-2401-7c06-84af-03832858c44b';
-const apiKey: OrgCaller = { kind: 'apiKey', orgId, credentialId: 'k', scopes: [] };
+const apiKey: ApiKeyCaller = { kind: 'apiKey', orgId, credentialId: 'k', scopes: [], name: 'unit' };
 
 const organization = (historyWindowDays: number | null): Organization => ({
   id: orgId,
