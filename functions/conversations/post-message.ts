@@ -60,6 +60,13 @@ export const postMessage = route({
         });
         if (draft.content === '')
           throw ValidationError.field('content', 'The message has no text once sanitized');
+        // One condition per distinct operator (DynamoDB refuses two actions on one item), reported
+        // under the first field that named it.
+        const operatorFields = new Map<string, string>();
+        if (sender.checkOperator) operatorFields.set(sender.senderId, 'operatorId');
+        (body.mentions ?? []).forEach((operatorId, i) => {
+          if (!operatorFields.has(operatorId)) operatorFields.set(operatorId, `mentions.${i}`);
+        });
         const checks = [
           ...(body.replyToId
             ? [
@@ -68,16 +75,14 @@ export const postMessage = route({
                 ),
               ]
             : []),
-          ...(sender.checkOperator
-            ? [
-                mustExist(tableName, keys.operator(orgId, sender.senderId), () =>
-                  ValidationError.field('operatorId', 'No such operator in this organization'),
-                ),
-              ]
-            : []),
-          ...(draft.mentions ?? []).map((operatorId, i) =>
+          ...[...operatorFields].map(([operatorId, field]) =>
             mustExist(tableName, keys.operator(orgId, operatorId), () =>
-              ValidationError.field(`mentions.${i}`, 'Mentions must be operators of this organization'),
+              ValidationError.field(
+                field,
+                field === 'operatorId'
+                  ? 'No such operator in this organization'
+                  : 'Mentions must be operators of this organization',
+              ),
             ),
           ),
         ];

@@ -129,7 +129,12 @@ async function resolveStored(
   const credentialExpiresAtMs = credential.expiresAt === undefined ? undefined : credential.expiresAt * 1000;
   if (credential.kind === 'apiKey') {
     return {
-      caller: { kind: 'apiKey', ...base, scopes: credential.scopes ?? [], name: credential.name ?? 'API key' },
+      caller: {
+        kind: 'apiKey',
+        ...base,
+        scopes: credential.scopes ?? [],
+        name: credential.name ?? 'API key',
+      },
       organization,
     };
   }

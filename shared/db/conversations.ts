@@ -11,6 +11,7 @@ import {
 } from '../schemas/conversation';
 import type { Message } from '../schemas/message';
 import type { Visitor } from '../schemas/visitor';
+import { assignmentEntry, auditWrite } from './audit';
 import { db, tableName } from './client';
 import { decodeCursor, encodeCursor } from './cursor';
 import { eventItem } from './events';
@@ -148,6 +149,16 @@ export const conversations = {
       { action: { Put: { TableName: tableName, Item: eventItem(orgId, 'conversation.created', api) } } },
     ];
     if (first) writes.push(...putMessage(first));
+    if (author.kind === 'operator') {
+      // An operator who starts a conversation is assigned to it: the history says so from the start.
+      const actor = { type: 'operator' as const, id: author.operatorId };
+      writes.push(
+        auditWrite(orgId, id, 'ASSIGNMENT', {
+          ...assignmentEntry(null, author.operatorId, null, actor),
+          actor,
+        }),
+      );
+    }
     await transact(writes);
     return api;
   },

@@ -1,7 +1,8 @@
 import { clock } from '../clock';
 import { uuidv7 } from '../ids';
-import { ttlSeconds } from './client';
+import { tableName, ttlSeconds } from './client';
 import { keys } from './keys';
+import type { Write } from './transaction';
 
 /** Kept beyond the contract's 30 days so a client a few days late can still catch up. */
 const RETENTION_MS = 35 * 24 * 3_600_000;
@@ -66,4 +67,13 @@ export function realtimeItem(
     ...notice,
     expiresAt: ttlSeconds(clock.nowMs() + 24 * 3_600_000),
   };
+}
+
+/** A domain event as an action of the transaction of its change. */
+export function eventWrite(orgId: string, type: DomainEventType, data: unknown): Write {
+  return { action: { Put: { TableName: tableName, Item: eventItem(orgId, type, data) } } };
+}
+
+export function realtimeWrite(orgId: string, notice: Parameters<typeof realtimeItem>[1]): Write {
+  return { action: { Put: { TableName: tableName, Item: realtimeItem(orgId, notice) } } };
 }

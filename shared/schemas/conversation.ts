@@ -78,3 +78,60 @@ export const listConversationsQuery = z.strictObject({
 export type ListConversationsQuery = z.infer<typeof listConversationsQuery>;
 
 export const conversationPage = cursorPage(conversation);
+
+/** Metadata keys owned by the follow-up endpoints; PATCH may not write them. */
+export const followUpKeys = ['followUpAt', 'followUpNote', 'followUpBy'] as const;
+
+export const patchConversationBody = z.strictObject({
+  status: z.optional(conversationStatus),
+  priority: z.optional(conversationPriority),
+  operatorId: z.optional(z.nullable(uuid)),
+  teamId: z.optional(z.nullable(uuid)),
+  title: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(200))),
+  tags: z.optional(z.array(tag).check(z.maxLength(20))),
+  customFields: z.optional(z.record(z.string().check(z.minLength(1), z.maxLength(100)), customFieldValue)),
+  aiEnabled: z.optional(z.boolean()),
+  language: z.optional(z.nullable(localeTag)),
+  /** Merged key by key; a null value removes the key. */
+  metadata: z.optional(z.record(z.string().check(z.minLength(1), z.maxLength(100)), z.unknown())),
+});
+export type PatchConversationInput = z.infer<typeof patchConversationBody>;
+
+export const localeSetting = z.object({
+  locale: z.string(),
+  source: z.enum(['operator_override', 'visitor_override', 'detected']),
+  locked: z.boolean(),
+  updatedAt: isoInstant,
+});
+
+export const localeBody = z.strictObject({
+  locale: localeTag,
+  locked: z.optional(z.boolean()),
+});
+
+export const snoozeBody = z.strictObject({
+  until: isoInstant,
+  reason: z.optional(z.string().check(z.trim(), z.maxLength(500))),
+});
+
+export const followUpBody = z.strictObject({
+  remindAt: isoInstant,
+  note: z.optional(z.string().check(z.trim(), z.maxLength(1000))),
+});
+
+export const assignmentEvent = z.object({
+  id: uuid,
+  type: z.enum(['assigned', 'unassigned', 'transferred']),
+  fromOperatorId: z.nullable(uuid),
+  toOperatorId: z.nullable(uuid),
+  teamId: z.nullable(uuid),
+  actor: z.object({ type: z.enum(['api_key', 'operator', 'visitor']), id: z.string() }),
+  at: isoInstant,
+});
+export type AssignmentEvent = z.infer<typeof assignmentEvent>;
+
+export const assignmentHistory = z.object({ events: z.array(assignmentEvent) });
+
+export const bulkConversationsBody = z.strictObject({
+  conversationIds: z.array(uuid).check(z.minLength(1), z.maxLength(100)),
+});

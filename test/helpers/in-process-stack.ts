@@ -7,7 +7,7 @@ import { useBaseUrl } from './api';
  * global setup started, so the file can move `clock` (edit windows, snoozes, expiry) without
  * disturbing the files that run beside it in other processes. Call at the top of the file.
  */
-export function useInProcessStack(): { advance(ms: number): void } {
+export function useInProcessStack(): { advance(ms: number): void; reset(): void } {
   let stop: (() => Promise<void>) | undefined;
   beforeAll(async () => {
     const endpoints = inject('endpoints');
@@ -33,5 +33,5 @@ export function useInProcessStack(): { advance(ms: number): void } {
     clock.reset();
     await stop?.();
   });
-  return { advance: (ms) => clock.advance(ms) };
+  return { advance: (ms) => clock.advance(ms), reset: () => clock.reset() };
 }

@@ -90,6 +90,12 @@ describe('sending messages', () => {
       mentions: [tenant.adminOperatorId, crypto.randomUUID()],
     });
     expect(errorOf(unknownMention).details?.field).toBe('mentions.1');
+    const repeated = await send(tenant.apiKey, {
+      content: 'x',
+      operatorId: tenant.operatorId,
+      mentions: [tenant.operatorId, tenant.operatorId, crypto.randomUUID()],
+    });
+    expect(errorOf(repeated).details?.field).toBe('mentions.2');
     const sessionNamingOperator = await send(tenant.operatorSession, {
       content: 'x',
       operatorId: tenant.operatorId,

@@ -31,6 +31,10 @@ beforeAll(async () => {
     body: { content: 'Where is my parcel?' },
   });
   const messagePath = `${conversationPath}/messages/${posted.body.id}`;
+  const note = await call<{ id: string }>('POST', `${conversationPath}/notes`, {
+    token: tenant.operatorSession,
+    body: { content: 'Customer prefers e-mail' },
+  });
   const admin = platformToken();
   const orgPath = `/api/admin/organizations/${tenant.orgId}`;
   const key = await call<{ id: string }>('POST', `${orgPath}/api-keys`, {
@@ -87,6 +91,52 @@ beforeAll(async () => {
     ],
     ['GET /api/conversations/{id}', { token: visitor.token, path: conversationPath }],
     ['POST /api/conversations/{id}/read', { token: tenant.apiKey, path: `${conversationPath}/read` }],
+    [
+      'PATCH /api/conversations/{id}',
+      { token: tenant.apiKey, path: conversationPath, body: { priority: 'high', tags: ['vip'] } },
+    ],
+    [
+      'PATCH /api/conversations/{id}/locale',
+      { token: visitor.token, path: `${conversationPath}/locale`, body: { locale: 'en' } },
+    ],
+    [
+      'POST /api/conversations/{id}/snooze',
+      {
+        token: tenant.operatorSession,
+        path: `${conversationPath}/snooze`,
+        body: { until: '2099-01-01T00:00:00.000Z', reason: 'waiting' },
+      },
+    ],
+    ['DELETE /api/conversations/{id}/snooze', { token: tenant.apiKey, path: `${conversationPath}/snooze` }],
+    [
+      'PUT /api/conversations/{id}/follow-up',
+      {
+        token: tenant.apiKey,
+        path: `${conversationPath}/follow-up`,
+        body: { remindAt: '2099-01-01T00:00:00.000Z', note: 'call back' },
+      },
+    ],
+    [
+      'DELETE /api/conversations/{id}/follow-up',
+      { token: tenant.apiKey, path: `${conversationPath}/follow-up` },
+    ],
+    ['GET /api/conversations/{id}/notes', { token: tenant.apiKey, path: `${conversationPath}/notes` }],
+    [
+      'POST /api/conversations/{id}/notes',
+      {
+        token: tenant.adminSession,
+        path: `${conversationPath}/notes`,
+        body: { content: 'Refund approved', mentions: [tenant.operatorId] },
+      },
+    ],
+    [
+      'DELETE /api/conversations/{id}/notes/{noteId}',
+      { token: tenant.operatorSession, path: `${conversationPath}/notes/${note.body.id}` },
+    ],
+    [
+      'GET /api/conversations/{id}/assignment-history',
+      { token: tenant.apiKey, path: `${conversationPath}/assignment-history` },
+    ],
     ['GET /api/conversations/{id}/messages', { token: visitor.token, path: `${conversationPath}/messages` }],
     [
       'POST /api/conversations/{id}/messages',

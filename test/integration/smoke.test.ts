@@ -16,7 +16,7 @@ describe('service documents', () => {
     );
     expect(response.status).toBe(200);
     expect(response.body.openapi).toBe('3.1.0');
-    expect(Object.keys(response.body.paths['/api/conversations/{id}'] ?? {})).toEqual(['get']);
+    expect(Object.keys(response.body.paths['/api/conversations/{id}'] ?? {})).toEqual(['get', 'patch']);
   });
 });
 

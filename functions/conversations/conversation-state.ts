@@ -1,0 +1,243 @@
+import { clock } from '../../shared/clock';
+import { actorOf } from '../../shared/conversations/actor';
+import type { LocaleSetting, StoredConversation } from '../../shared/conversations/state';
+import { assignmentHistory, auditWrite } from '../../shared/db/audit';
+import { conversations, toConversation } from '../../shared/db/conversations';
+import { eventWrite, realtimeWrite } from '../../shared/db/events';
+import type { OrgCaller } from '../../shared/http/caller';
+import { ValidationError } from '../../shared/http/errors';
+import { etagOf, ifMatchVersion } from '../../shared/http/if-match';
+import { ok, route } from '../../shared/http/route';
+import { idParams, successResult } from '../../shared/schemas/common';
+import {
+  assignmentHistory as assignmentHistorySchema,
+  conversation,
+  followUpBody,
+  followUpKeys,
+  localeBody,
+  localeSetting,
+  snoozeBody,
+} from '../../shared/schemas/conversation';
+import { accessRules, loadConversation } from './access';
+import { changeWrites } from './update-conversation';
+
+const bumped = (current: StoredConversation, changes: Partial<StoredConversation>): StoredConversation => ({
+  ...current,
+  ...changes,
+  version: current.version + 1,
+  updatedAt: clock.nowIso(),
+});
+
+const callerId = (caller: OrgCaller) => actorOf(caller).id;
+
+export const setLocale = route({
+  method: 'PATCH',
+  path: '/api/conversations/{id}/locale',
+  operationId: 'setConversationLocale',
+  summary: 'Set the conversation locale',
+  description:
+    'Only a locale enabled for the organization (422 otherwise). API keys and operators produce `source: "operator_override"`, a visitor (own conversation only) `"visitor_override"`. `locked: true` keeps automatic detection from replacing the choice. Also sets the conversation’s `language`.',
+  tag: 'Conversations',
+  scope: 'conversations:write',
+  callers: ['apiKey', 'operator', 'visitor'],
+  params: idParams,
+  body: localeBody,
+  response: { status: 200, schema: localeSetting, description: 'The locale setting' },
+  errors: [404],
+  handle: async ({ caller, organization, params, body }) => {
+    if (!organization.locales.includes(body.locale)) {
+      throw ValidationError.field('locale', `Enabled locales: ${organization.locales.join(', ')}`);
+    }
+    const setting = await conversations.mutate(
+      caller.orgId,
+      params.id,
+      (current) => {
+        const locale: LocaleSetting = {
+          locale: body.locale,
+          source: caller.kind === 'visitor' ? 'visitor_override' : 'operator_override',
+          locked: body.locked ?? current.locale?.locked ?? false,
+          updatedAt: clock.nowIso(),
+        };
+        const unchanged =
+          current.locale?.locale === locale.locale &&
+          current.locale.source === locale.source &&
+          current.locale.locked === locale.locked;
+        if (unchanged && current.locale) return { next: undefined, result: current.locale };
+        const next = bumped(current, { locale, language: body.locale });
+        return {
+          next,
+          writes: [eventWrite(caller.orgId, 'conversation.updated', toConversation(next))],
+          result: locale,
+        };
+      },
+      { check: accessRules(caller, organization) },
+    );
+    return ok(setting);
+  },
+});
+
+export const snooze = route({
+  method: 'POST',
+  path: '/api/conversations/{id}/snooze',
+  operationId: 'snoozeConversation',
+  summary: 'Snooze a conversation',
+  description:
+    '`until` must be in the future (422 otherwise). The status becomes `snoozed`; the reason goes to the audit log, the `conversation.snoozed` event (`data.snoozeReason`) and the realtime snooze notice.',
+  tag: 'Conversations',
+  scope: 'conversations:write',
+  callers: ['apiKey', 'operator'],
+  params: idParams,
+  body: snoozeBody,
+  response: { status: 200, schema: conversation, description: 'The conversation after the change' },
+  errors: [404, 412],
+  handle: async ({ caller, organization, params, body, headers }) => {
+    if (Date.parse(body.until) <= clock.nowMs())
+      throw ValidationError.field('until', 'until must be in the future');
+    const reason = body.reason || null;
+    const after = await conversations.mutate(
+      caller.orgId,
+      params.id,
+      (current) => {
+        const next = bumped(current, { status: 'snoozed', snoozedUntil: body.until });
+        const api = toConversation(next);
+        const actor = actorOf(caller);
+        return {
+          next,
+          writes: [
+            eventWrite(caller.orgId, 'conversation.snoozed', { ...api, snoozeReason: reason }),
+            auditWrite(caller.orgId, current.id, 'SNOOZE', {
+              type: 'snoozed',
+              until: body.until,
+              reason,
+              actor,
+            }),
+            realtimeWrite(caller.orgId, {
+              type: 'conversation_snoozed',
+              audience: 'operators',
+              conversationId: current.id,
+              payload: { conversationId: current.id, snoozedUntil: body.until, reason, actor },
+            }),
+          ],
+          result: next,
+        };
+      },
+      { ifMatch: ifMatchVersion(headers), check: accessRules(caller, organization) },
+    );
+    return ok(toConversation(after), { ETag: etagOf(after.version) });
+  },
+});
+
+export const unsnooze = route({
+  method: 'DELETE',
+  path: '/api/conversations/{id}/snooze',
+  operationId: 'unsnoozeConversation',
+  summary: 'End a snooze',
+  description:
+    'Status back to `open`, `snoozedUntil` null. A conversation that is not snoozed is returned unchanged.',
+  tag: 'Conversations',
+  scope: 'conversations:write',
+  callers: ['apiKey', 'operator'],
+  params: idParams,
+  response: { status: 200, schema: conversation, description: 'The conversation after the change' },
+  errors: [404, 412],
+  handle: async ({ caller, organization, params, headers }) => {
+    const after = await conversations.mutate(
+      caller.orgId,
+      params.id,
+      (current) => {
+        if (current.status !== 'snoozed') return { next: undefined, result: current };
+        const next = bumped(current, { status: 'open', snoozedUntil: null });
+        return { next, writes: changeWrites(caller, current, next), result: next };
+      },
+      { ifMatch: ifMatchVersion(headers), check: accessRules(caller, organization) },
+    );
+    return ok(toConversation(after), { ETag: etagOf(after.version) });
+  },
+});
+
+export const setFollowUp = route({
+  method: 'PUT',
+  path: '/api/conversations/{id}/follow-up',
+  operationId: 'setFollowUp',
+  summary: 'Set a follow-up reminder',
+  description:
+    'Stores `metadata.followUpAt`, `metadata.followUpNote` (null without a note) and `metadata.followUpBy` (the caller’s operator or API key id). `remindAt` must be in the future.',
+  tag: 'Conversations',
+  scope: 'conversations:write',
+  callers: ['apiKey', 'operator'],
+  params: idParams,
+  body: followUpBody,
+  response: { status: 200, schema: conversation, description: 'The conversation after the change' },
+  errors: [404, 412],
+  handle: async ({ caller, organization, params, body, headers }) => {
+    if (Date.parse(body.remindAt) <= clock.nowMs())
+      throw ValidationError.field('remindAt', 'remindAt must be in the future');
+    const after = await conversations.mutate(
+      caller.orgId,
+      params.id,
+      (current) => {
+        const metadata = {
+          ...current.metadata,
+          followUpAt: body.remindAt,
+          followUpNote: body.note || null,
+          followUpBy: callerId(caller),
+        };
+        if (followUpKeys.every((key) => current.metadata[key] === metadata[key]))
+          return { next: undefined, result: current };
+        const next = bumped(current, { metadata });
+        return { next, writes: changeWrites(caller, current, next), result: next };
+      },
+      { ifMatch: ifMatchVersion(headers), check: accessRules(caller, organization) },
+    );
+    return ok(toConversation(after), { ETag: etagOf(after.version) });
+  },
+});
+
+export const clearFollowUp = route({
+  method: 'DELETE',
+  path: '/api/conversations/{id}/follow-up',
+  operationId: 'clearFollowUp',
+  summary: 'Clear the follow-up reminder',
+  description: 'Removes only the follow-up keys from `metadata`; succeeds even when none is set.',
+  tag: 'Conversations',
+  scope: 'conversations:write',
+  callers: ['apiKey', 'operator'],
+  params: idParams,
+  response: { status: 200, schema: successResult, description: 'Cleared (or nothing to clear)' },
+  errors: [404],
+  handle: async ({ caller, organization, params }) => {
+    await conversations.mutate(
+      caller.orgId,
+      params.id,
+      (current) => {
+        if (!followUpKeys.some((key) => key in current.metadata))
+          return { next: undefined, result: undefined };
+        const metadata = { ...current.metadata };
+        for (const key of followUpKeys) delete metadata[key];
+        const next = bumped(current, { metadata });
+        return { next, writes: changeWrites(caller, current, next), result: undefined };
+      },
+      { check: accessRules(caller, organization) },
+    );
+    return ok({ success: true });
+  },
+});
+
+export const getAssignmentHistory = route({
+  method: 'GET',
+  path: '/api/conversations/{id}/assignment-history',
+  operationId: 'getAssignmentHistory',
+  summary: 'Assignment history',
+  description:
+    'Assignment, unassignment and transfer events of the conversation, oldest first (empty when none).',
+  tag: 'Conversations',
+  scope: 'conversations:read',
+  callers: ['apiKey', 'operator'],
+  params: idParams,
+  response: { status: 200, schema: assignmentHistorySchema, description: 'The timeline' },
+  errors: [404],
+  handle: async ({ caller, organization, params }) => {
+    await loadConversation(caller, organization, params.id);
+    return ok({ events: await assignmentHistory(caller.orgId, params.id) });
+  },
+});

@@ -1,0 +1,130 @@
+import { clock } from '../../shared/clock';
+import { actorOf } from '../../shared/conversations/actor';
+import type { StoredConversation } from '../../shared/conversations/state';
+import { assignmentEntry, auditWrite } from '../../shared/db/audit';
+import { tableName } from '../../shared/db/client';
+import { conversations, toConversation } from '../../shared/db/conversations';
+import { eventWrite } from '../../shared/db/events';
+import { keys } from '../../shared/db/keys';
+import { mustExist, type Write } from '../../shared/db/transaction';
+import type { OrgCaller } from '../../shared/http/caller';
+import { ValidationError } from '../../shared/http/errors';
+import { etagOf, ifMatchVersion } from '../../shared/http/if-match';
+import { ok, route } from '../../shared/http/route';
+import { idParams } from '../../shared/schemas/common';
+import {
+  conversation,
+  followUpKeys,
+  type PatchConversationInput,
+  patchConversationBody,
+} from '../../shared/schemas/conversation';
+import { accessRules } from './access';
+
+const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+function mergeMetadata(
+  current: Record<string, unknown>,
+  patch: Record<string, unknown>,
+): Record<string, unknown> {
+  const merged = { ...current };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete merged[key];
+    else merged[key] = value;
+  }
+  return merged;
+}
+
+/** The conversation after a PATCH, or undefined when the body changes nothing (no new version). */
+function applyPatch(
+  current: StoredConversation,
+  body: PatchConversationInput,
+): StoredConversation | undefined {
+  const candidate: StoredConversation = {
+    ...current,
+    ...(body.status !== undefined ? { status: body.status } : {}),
+    ...(body.priority !== undefined ? { priority: body.priority } : {}),
+    ...(body.operatorId !== undefined ? { operatorId: body.operatorId } : {}),
+    ...(body.teamId !== undefined ? { teamId: body.teamId } : {}),
+    ...(body.title !== undefined ? { title: body.title } : {}),
+    ...(body.tags !== undefined ? { tags: [...new Set(body.tags)] } : {}),
+    ...(body.customFields !== undefined ? { customFields: body.customFields } : {}),
+    ...(body.aiEnabled !== undefined ? { aiEnabled: body.aiEnabled } : {}),
+    ...(body.language !== undefined ? { language: body.language } : {}),
+    ...(body.metadata !== undefined ? { metadata: mergeMetadata(current.metadata, body.metadata) } : {}),
+  };
+  // Leaving `snoozed` through PATCH ends the snooze.
+  if (candidate.status !== 'snoozed') candidate.snoozedUntil = null;
+  if (sameJson(toConversation(candidate), toConversation(current))) return undefined;
+  return { ...candidate, version: current.version + 1, updatedAt: clock.nowIso() };
+}
+
+/** Events, audit entries and reference checks that go with a changed conversation. */
+export function changeWrites(
+  caller: OrgCaller,
+  before: StoredConversation,
+  after: StoredConversation,
+): Write[] {
+  const orgId = caller.orgId;
+  const api = toConversation(after);
+  const writes: Write[] = [eventWrite(orgId, 'conversation.updated', api)];
+  if (after.operatorId !== before.operatorId) {
+    if (after.operatorId) {
+      writes.push(
+        mustExist(tableName, keys.operator(orgId, after.operatorId), () =>
+          ValidationError.field('operatorId', 'No such operator in this organization'),
+        ),
+      );
+    }
+    const entry = assignmentEntry(before.operatorId, after.operatorId, after.teamId, actorOf(caller));
+    if (entry)
+      writes.push(
+        auditWrite(orgId, after.id, 'ASSIGNMENT', entry),
+        eventWrite(orgId, 'conversation.assigned', api),
+      );
+  }
+  if (after.teamId && after.teamId !== before.teamId) {
+    writes.push(
+      mustExist(tableName, keys.teamExists(orgId, after.teamId), () =>
+        ValidationError.field('teamId', 'No such team in this organization'),
+      ),
+    );
+  }
+  if (after.status === 'closed' && before.status !== 'closed')
+    writes.push(eventWrite(orgId, 'conversation.closed', api));
+  return writes;
+}
+
+export const updateConversation = route({
+  method: 'PATCH',
+  path: '/api/conversations/{id}',
+  operationId: 'updateConversation',
+  summary: 'Update a conversation',
+  description:
+    'Writes only the fields present. `metadata` merges key by key and a null value removes a key; the follow-up keys (`followUpAt`, `followUpNote`, `followUpBy`) belong to the follow-up endpoints (422 here). `operatorId: null` unassigns; assignment changes are recorded in the assignment history. A change increments `version` (returned as `ETag`); with `If-Match`, a different current version is 412 with `details.currentVersion`. A body that changes nothing returns the conversation as it is. Status `snoozed` is set by the snooze endpoint (422 here).',
+  tag: 'Conversations',
+  scope: 'conversations:write',
+  callers: ['apiKey', 'operator'],
+  params: idParams,
+  body: patchConversationBody,
+  response: { status: 200, schema: conversation, description: 'The conversation after the change' },
+  errors: [404, 412],
+  handle: async ({ caller, organization, params, body, headers }) => {
+    const reserved = Object.keys(body.metadata ?? {}).find((key) =>
+      (followUpKeys as readonly string[]).includes(key),
+    );
+    if (reserved)
+      throw ValidationError.field(`metadata.${reserved}`, 'Follow-up keys are set by PUT /follow-up');
+    if (body.status === 'snoozed')
+      throw ValidationError.field('status', 'Snooze with POST /api/conversations/{id}/snooze');
+    const after = await conversations.mutate(
+      caller.orgId,
+      params.id,
+      (current) => {
+        const next = applyPatch(current, body);
+        return { next, writes: next ? changeWrites(caller, current, next) : [], result: next ?? current };
+      },
+      { ifMatch: ifMatchVersion(headers), check: accessRules(caller, organization) },
+    );
+    return ok(toConversation(after), { ETag: etagOf(after.version) });
+  },
+});

@@ -1,0 +1,77 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { clock } from '../clock';
+import type { Actor } from '../conversations/actor';
+import { uuidv7 } from '../ids';
+import type { AssignmentEvent } from '../schemas/conversation';
+import { db, tableName } from './client';
+import { type AuditCategory, keys } from './keys';
+import type { Write } from './transaction';
+
+/** An audit entry in the conversation's partition, written in the transaction of its change. */
+export function auditWrite(
+  orgId: string,
+  conversationId: string,
+  category: AuditCategory,
+  entry: Record<string, unknown> & { actor: Actor },
+): Write {
+  const id = uuidv7();
+  return {
+    action: {
+      Put: {
+        TableName: tableName,
+        Item: {
+          ...keys.conversationAudit(orgId, conversationId, category, id),
+          entity: 'audit',
+          id,
+          conversationId,
+          at: clock.nowIso(),
+          ...entry,
+        },
+      },
+    },
+  };
+}
+
+/** The assignment change an operator change amounts to, or undefined when the operator stays. */
+export function assignmentEntry(
+  from: string | null,
+  to: string | null,
+  teamId: string | null,
+  actor: Actor,
+): (Omit<AssignmentEvent, 'id' | 'at'> & { actor: Actor }) | undefined {
+  if (from === to) return undefined;
+  const type = from === null ? 'assigned' : to === null ? 'unassigned' : 'transferred';
+  return { type, fromOperatorId: from, toOperatorId: to, teamId, actor };
+}
+
+/** The assignment and transfer entries of a conversation, oldest first: one Query. */
+export async function assignmentHistory(orgId: string, conversationId: string): Promise<AssignmentEvent[]> {
+  const events: AssignmentEvent[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: {
+          ':pk': keys.conversationPartition(orgId, conversationId),
+          ':prefix': keys.conversationAuditPrefix('ASSIGNMENT'),
+        },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      events.push({
+        id: String(item.id),
+        type: item.type as AssignmentEvent['type'],
+        fromOperatorId: (item.fromOperatorId as string | null) ?? null,
+        toOperatorId: (item.toOperatorId as string | null) ?? null,
+        teamId: (item.teamId as string | null) ?? null,
+        actor: item.actor as Actor,
+        at: String(item.at),
+      });
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return events;
+}

@@ -1,0 +1,213 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { clock } from '../clock';
+import { NotFoundError } from '../http/errors';
+import { uuidv7 } from '../ids';
+import { sanitizeText } from '../sanitize/text';
+import { type Note, note as noteSchema } from '../schemas/note';
+import { db, tableName } from './client';
+import { eventItem, realtimeItem } from './events';
+import { keys } from './keys';
+import { pickShape } from './project';
+import { ConcurrentChangeError, transact, type Write } from './transaction';
+
+export type { Note };
+
+/** A conversation lists at most this many notes, newest first. */
+export const NOTE_LIST_LIMIT = 200;
+/** A delete that loses to a concurrent transaction on the same items is tried again this often. */
+const MAX_DELETE_ATTEMPTS = 3;
+
+export const toNote = (item: object): Note => pickShape(noteSchema.shape, item);
+
+/** Who deleted a note, as event payloads and audit entries name them. */
+export interface NoteActor {
+  type: 'api_key' | 'operator';
+  id: string;
+}
+
+export function newNote(input: {
+  conversationId: string;
+  authorId: string;
+  authorName: string;
+  content: string;
+  now: string;
+  mentions?: readonly string[] | undefined;
+}): Note {
+  return {
+    id: uuidv7(Date.parse(input.now)),
+    conversationId: input.conversationId,
+    authorId: input.authorId,
+    authorName: input.authorName,
+    content: sanitizeText(input.content),
+    mentions: [...new Set(input.mentions ?? [])],
+    createdAt: input.now,
+    updatedAt: input.now,
+  };
+}
+
+export function noteItem(orgId: string, note: Note) {
+  return { ...keys.note(orgId, note.conversationId, note.id), entity: 'note', ...note };
+}
+
+/** The conversation is still there and not soft-deleted when the transaction commits. */
+function conversationLive(orgId: string, conversationId: string): Write {
+  return {
+    action: {
+      ConditionCheck: {
+        TableName: tableName,
+        Key: keys.conversation(orgId, conversationId),
+        ConditionExpression:
+          'attribute_exists(pk) AND (attribute_not_exists(deletedAt) OR deletedAt = :null)',
+        ExpressionAttributeValues: { ':null': null },
+      },
+    },
+    onConditionFailed: () => new NotFoundError('Conversation not found'),
+  };
+}
+
+/** `not_found`: no such note in the conversation; `not_author`: it exists but was written by someone else. */
+export type DeleteNoteResult =
+  | { ok: true; deletedAt: string }
+  | { ok: false; reason: 'not_found' | 'not_author' };
+
+type TransactAction = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/**
+ * The delete (first, so its cancellation reason is at index 0), `note.deleted`, the operator-only
+ * realtime invalidation and the conversation's audit entry.
+ */
+function deleteActions(
+  input: { orgId: string; conversationId: string; noteId: string; actor: NoteActor; authorId?: string },
+  deletedAt: string,
+): TransactAction[] {
+  const { orgId, conversationId, noteId, actor } = input;
+  const auditId = uuidv7();
+  return [
+    {
+      Delete: {
+        TableName: tableName,
+        Key: keys.note(orgId, conversationId, noteId),
+        ...(input.authorId === undefined
+          ? { ConditionExpression: 'attribute_exists(pk)' }
+          : {
+              ConditionExpression: 'attribute_exists(pk) AND authorId = :me',
+              ExpressionAttributeValues: { ':me': input.authorId },
+            }),
+        // The old item comes back on a failed condition: present means "not yours", absent "no such note".
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    },
+    {
+      Put: {
+        TableName: tableName,
+        Item: eventItem(orgId, 'note.deleted', { id: noteId, conversationId, deletedBy: actor, deletedAt }),
+      },
+    },
+    {
+      Put: {
+        TableName: tableName,
+        Item: realtimeItem(orgId, {
+          type: 'note_invalidated',
+          audience: 'operators',
+          conversationId,
+          payload: { conversationId, noteId },
+        }),
+      },
+    },
+    {
+      Put: {
+        TableName: tableName,
+        Item: {
+          ...keys.conversationAudit(orgId, conversationId, 'NOTE', auditId),
+          entity: 'audit',
+          id: auditId,
+          conversationId,
+          type: 'note.deleted',
+          noteId,
+          actor,
+          at: deletedAt,
+        },
+      },
+    },
+  ];
+}
+
+export const notes = {
+  /**
+   * One transaction: the note, its `note.created` event, a check that the conversation is still
+   * live, and the caller's own checks (mentioned operators).
+   */
+  async create(orgId: string, note: Note, checks: readonly Write[] = []): Promise<void> {
+    await transact([
+      {
+        action: {
+          Put: {
+            TableName: tableName,
+            Item: noteItem(orgId, note),
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+      },
+      { action: { Put: { TableName: tableName, Item: eventItem(orgId, 'note.created', note) } } },
+      conversationLive(orgId, note.conversationId),
+      ...checks,
+    ]);
+  },
+
+  /** Newest first (note ids are UUIDv7), at most 200: one Query, more only past 1 MB of notes. */
+  async list(orgId: string, conversationId: string): Promise<Note[]> {
+    const found: Note[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await db.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: {
+            ':pk': keys.conversationPartition(orgId, conversationId),
+            ':prefix': keys.notePrefix,
+          },
+          ScanIndexForward: false,
+          Limit: NOTE_LIST_LIMIT - found.length,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of page.Items ?? []) found.push(toNote(item));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey && found.length < NOTE_LIST_LIMIT);
+    return found;
+  },
+
+  /**
+   * Deletes a note of the conversation in one transaction with its event, realtime invalidation
+   * and audit entry. With `authorId`, only a note written by that author is deleted. A failed
+   * condition tells the two refusals apart without another read: the old item comes back only
+   * when the note exists.
+   */
+  async remove(input: {
+    orgId: string;
+    conversationId: string;
+    noteId: string;
+    actor: NoteActor;
+    authorId?: string;
+  }): Promise<DeleteNoteResult> {
+    for (let attempt = 1; ; attempt++) {
+      const deletedAt = clock.nowIso();
+      try {
+        await db.send(new TransactWriteCommand({ TransactItems: deleteActions(input, deletedAt) }));
+        return { ok: true, deletedAt };
+      } catch (error) {
+        if (!(error instanceof TransactionCanceledException)) throw error;
+        const reasons = error.CancellationReasons ?? [];
+        const own = reasons[0];
+        if (own?.Code === 'ConditionalCheckFailed') {
+          return { ok: false, reason: own.Item ? 'not_author' : 'not_found' };
+        }
+        // Another transaction on the same note at once (a concurrent delete): try again.
+        if (!reasons.some((reason) => reason.Code === 'TransactionConflict')) throw error;
+        if (attempt >= MAX_DELETE_ATTEMPTS) throw new ConcurrentChangeError();
+      }
+    }
+  },
+};
