@@ -1,6 +1,7 @@
 import type { AnyRoute } from '../shared/http/route';
 import { adminRoutes } from './admin/routes';
 import { conversationRoutes } from './conversations/routes';
+import { eventRoutes } from './events/routes';
 import { identityRoutes } from './identity/routes';
 import { platformRoutes } from './platform/routes';
 import { widgetRoutes } from './widget/routes';
@@ -33,7 +34,12 @@ export function routeTable(): readonly RouteGroup[] {
     },
     { name: 'widget', description: 'widget visitor bootstrap', routes: widgetRoutes },
     { name: 'identity', description: 'the caller itself (GET /api/me)', routes: identityRoutes },
-    { name: 'conversations', description: 'conversations', routes: conversationRoutes },
+    {
+      name: 'conversations',
+      description: 'conversations, their messages and internal notes',
+      routes: conversationRoutes,
+    },
+    { name: 'events', description: 'the events feed', routes: eventRoutes },
   ];
   return table;
 }

@@ -1,6 +1,8 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
 import { uuidv7 } from '../ids';
-import { tableName, ttlSeconds } from './client';
+import { db, tableName, ttlSeconds } from './client';
+import { decodeCursor, encodeCursor } from './cursor';
 import { keys } from './keys';
 import type { Write } from './transaction';
 
@@ -77,3 +79,91 @@ export function eventWrite(orgId: string, type: DomainEventType, data: unknown):
 export function realtimeWrite(orgId: string, notice: Parameters<typeof realtimeItem>[1]): Write {
   return { action: { Put: { TableName: tableName, Item: realtimeItem(orgId, notice) } } };
 }
+
+/** Events younger than this are not served yet: see `feed`. */
+export const FEED_SETTLE_MS = 1_000;
+const MAX_FEED_PAGES = 10;
+
+/** The sort key just above every event id minted before `ms` (UUIDv7 ids start with their time). */
+function eventKeyBefore(ms: number): string {
+  const hex = ms.toString(16).padStart(12, '0');
+  return `${keys.eventPrefix}${hex.slice(0, 8)}-${hex.slice(8, 12)}`;
+}
+
+/**
+ * The organization's events, oldest first. Ids are minted before their transaction commits, so
+ * two writers in the same instant may commit out of id order; serving only events older than
+ * FEED_SETTLE_MS means a cursor never moves past an event that has yet to appear.
+ */
+export async function feed(
+  orgId: string,
+  query: { cursor?: string | undefined; limit: number; types?: readonly DomainEventType[] | undefined },
+): Promise<{ data: DomainEvent[]; nextCursor: string | null }> {
+  const queryId = `events:${[...(query.types ?? [])].sort().join(',')}`;
+  let startKey = query.cursor ? decodeCursor(query.cursor, orgId, queryId) : undefined;
+  const values: Record<string, unknown> = {
+    ':pk': keys.eventsPartition(orgId),
+    ':from': keys.eventPrefix,
+    ':until': eventKeyBefore(clock.nowMs() - FEED_SETTLE_MS),
+    ':now': ttlSeconds(clock.nowMs()),
+  };
+  const types = query.types ?? [];
+  types.forEach((type, i) => {
+    values[`:t${i}`] = type;
+  });
+  const filter = [
+    'expiresAt > :now',
+    ...(types.length ? [`#type IN (${types.map((_, i) => `:t${i}`).join(', ')})`] : []),
+  ];
+  const data: DomainEvent[] = [];
+  let lastReturned: Record<string, unknown> | undefined;
+  let overflow = false;
+  for (let page = 0; page < MAX_FEED_PAGES; page++) {
+    const result = await db.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :until',
+        FilterExpression: filter.join(' AND '),
+        ...(types.length ? { ExpressionAttributeNames: { '#type': 'type' } } : {}),
+        ExpressionAttributeValues: values,
+        Limit: Math.max(50, query.limit * 2),
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of result.Items ?? []) {
+      if (data.length === query.limit) {
+        overflow = true;
+        break;
+      }
+      data.push({
+        id: String(item.id),
+        type: item.type as DomainEventType,
+        timestamp: String(item.timestamp),
+        organizationId: String(item.organizationId),
+        data: item.data,
+      });
+      lastReturned = item;
+    }
+    startKey = result.LastEvaluatedKey;
+    if (overflow || !startKey) break;
+  }
+  const resumeAt = overflow && lastReturned ? { pk: lastReturned.pk, sk: lastReturned.sk } : startKey;
+  // At the tail, the cursor still points after the last event served, for the next poll.
+  const tail = !resumeAt && lastReturned ? { pk: lastReturned.pk, sk: lastReturned.sk } : undefined;
+  const position =
+    resumeAt ?? tail ?? (query.cursor ? decodeCursor(query.cursor, orgId, queryId) : undefined);
+  return { data, nextCursor: position ? encodeCursor(orgId, queryId, position) : null };
+}
+
+export const domainEventTypes: readonly DomainEventType[] = [
+  'conversation.created',
+  'conversation.updated',
+  'conversation.snoozed',
+  'conversation.closed',
+  'conversation.deleted',
+  'conversation.assigned',
+  'message.created',
+  'message.updated',
+  'note.created',
+  'note.deleted',
+];

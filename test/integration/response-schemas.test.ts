@@ -80,6 +80,7 @@ beforeAll(async () => {
       },
     ],
     ['GET /api/me', { token: tenant.apiKey, path: '/api/me' }],
+    ['GET /api/events', { token: tenant.apiKey, path: '/api/events?types=conversation.created' }],
     ['GET /api/conversations', { token: tenant.apiKey, path: '/api/conversations' }],
     [
       'POST /api/conversations',

@@ -82,3 +82,12 @@ describe('ids', () => {
     );
   });
 });
+
+describe('uuidv7 within one millisecond', () => {
+  it('is strictly increasing, so events minted together keep their order', () => {
+    const ms = Date.parse('2026-11-22T00:00:00.000Z');
+    const ids = Array.from({ length: 1000 }, () => uuidv7(ms));
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});

@@ -1,0 +1,57 @@
+import { type DomainEventType, domainEventTypes, feed } from '../../shared/db/events';
+import { ValidationError } from '../../shared/http/errors';
+import { ok, route } from '../../shared/http/route';
+import { isoInstant } from '../../shared/schemas/common';
+import * as z from '../../shared/schemas/zod';
+
+const eventsQuery = z.strictObject({
+  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
+  limit: z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(100)), 50),
+  /** Comma-separated event types, any of which matches. */
+  types: z.optional(z.string().check(z.minLength(1), z.maxLength(500))),
+});
+
+const domainEvent = z.object({
+  id: z.uuid(),
+  type: z.enum(domainEventTypes as [DomainEventType, ...DomainEventType[]]),
+  timestamp: isoInstant,
+  organizationId: z.uuid(),
+  /** The resource after the change; conversation events carry `data.version`. */
+  data: z.unknown(),
+});
+
+function parseTypes(raw: string | undefined): DomainEventType[] | undefined {
+  if (raw === undefined) return undefined;
+  const types = [...new Set(raw.split(',').map((type) => type.trim()))];
+  const unknown = types.find((type) => !(domainEventTypes as readonly string[]).includes(type));
+  if (unknown !== undefined) {
+    throw ValidationError.field(
+      'types',
+      `Unknown event type "${unknown}"; known: ${domainEventTypes.join(', ')}`,
+    );
+  }
+  return types as DomainEventType[];
+}
+
+export const listEvents = route({
+  method: 'GET',
+  path: '/api/events',
+  operationId: 'listEvents',
+  summary: 'Events feed',
+  description:
+    'The organization’s events, oldest first, in the webhook payload envelope, for catching up after missed deliveries. Kept at least 30 days. `limit` default 50, max 100; `types` is comma-separated (any of). Events appear about one second after their change commits, which guarantees that a cursor never skips an event. `nextCursor` stays available at the end of the feed: poll with it to receive newer events.',
+  tag: 'Events',
+  scope: 'webhooks:read',
+  callers: ['apiKey', 'operator'],
+  query: eventsQuery,
+  response: {
+    status: 200,
+    schema: z.object({ data: z.array(domainEvent), nextCursor: z.nullable(z.string()) }),
+    description: 'A page of events',
+  },
+  errors: [400],
+  handle: async ({ caller, query }) =>
+    ok(
+      await feed(caller.orgId, { cursor: query.cursor, limit: query.limit, types: parseTypes(query.types) }),
+    ),
+});

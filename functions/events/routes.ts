@@ -1,0 +1,3 @@
+import { listEvents } from './list-events';
+
+export const eventRoutes = [listEvents];
