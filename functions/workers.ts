@@ -5,18 +5,37 @@ import type { queueDefinitions } from '../shared/resources';
  * table's stream) and the local stack runs the same handler with the same event shapes.
  * Entries are `functions/workers/<name>.ts`, exporting `handler`.
  */
+type QueueName = (typeof queueDefinitions)[number]['name'];
+
 export type WorkerSource =
-  | { kind: 'queue'; queue: (typeof queueDefinitions)[number]['name']; batchSize: number }
-  | { kind: 'stream'; batchSize: number };
+  | { kind: 'queue'; queue: QueueName; batchSize: number }
+  /** The table's stream; `entities` keeps only records of those entity tags (an event-source filter in AWS). */
+  | { kind: 'stream'; batchSize: number; entities: readonly string[] };
 
 export interface WorkerDefinition {
   name: string;
   description: string;
   source: WorkerSource;
   timeoutSeconds: number;
+  /** Queues the worker sends to: CDK grants exactly these and sets their URLs. */
+  sendsTo: readonly QueueName[];
 }
 
-/** Added by the issues that need them (webhook fan-out and delivery, PDF rendering, message purge). */
-export const workerDefinitions: readonly WorkerDefinition[] = [];
+export const workerDefinitions: readonly WorkerDefinition[] = [
+  {
+    name: 'conversation-deletions',
+    description: 'hands each newly soft-deleted conversation to the purge queue',
+    source: { kind: 'stream', batchSize: 100, entities: ['conversation'] },
+    timeoutSeconds: 30,
+    sendsTo: ['conversation-purge'],
+  },
+  {
+    name: 'conversation-purge',
+    description: 'marks every message of a soft-deleted conversation deleted, in resumable steps',
+    source: { kind: 'queue', queue: 'conversation-purge', batchSize: 1 },
+    timeoutSeconds: 60,
+    sendsTo: ['conversation-purge'],
+  },
+];
 
 export const workerEntry = (name: string): string => `functions/workers/${name}.ts`;

@@ -29,6 +29,13 @@ export const queueDefinitions = [
     purpose: 'one message per webhook delivery attempt; delays beyond 900 s are re-enqueued',
   },
   {
+    name: 'conversation-purge',
+    envVar: 'CONVERSATION_PURGE_QUEUE_URL',
+    visibilityTimeoutSeconds: 120,
+    maxReceiveCount: 5,
+    purpose: 'marks the messages of soft-deleted conversations deleted, resuming from its cursor',
+  },
+  {
     name: 'pdf-jobs',
     envVar: 'PDF_JOB_QUEUE_URL',
     visibilityTimeoutSeconds: 300,

@@ -5,7 +5,7 @@ import { conversations } from '../../shared/db/conversations';
 import { eventItem, realtimeItem } from '../../shared/db/events';
 import { keys } from '../../shared/db/keys';
 import { type Message, messages, type StoredMessage, toMessage } from '../../shared/db/messages';
-import { ConcurrentChangeError, transact, type Write } from '../../shared/db/transaction';
+import { backoff, ConcurrentChangeError, transact, type Write } from '../../shared/db/transaction';
 import type { OrgCaller } from '../../shared/http/caller';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../shared/http/errors';
 import { ok, route } from '../../shared/http/route';
@@ -149,8 +149,11 @@ export const editMessage = route({
         return ok(edited);
       } catch (error) {
         const retryable = error instanceof ConcurrentChangeError || error instanceof MessageChangedError;
-        if (!retryable || attempt >= MAX_ATTEMPTS)
-          throw error instanceof MessageChangedError ? new ConcurrentChangeError() : error;
+        if (retryable && attempt < MAX_ATTEMPTS) {
+          await backoff(attempt);
+          continue;
+        }
+        throw error instanceof MessageChangedError ? new ConcurrentChangeError() : error;
       }
     }
   },

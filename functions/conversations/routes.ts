@@ -1,3 +1,4 @@
+import { bulkClose, bulkDelete } from './bulk';
 import {
   clearFollowUp,
   getAssignmentHistory,
@@ -19,6 +20,8 @@ import { updateConversation } from './update-conversation';
 export const conversationRoutes = [
   listConversations,
   createConversation,
+  bulkClose,
+  bulkDelete,
   getConversation,
   updateConversation,
   setLocale,

@@ -125,6 +125,8 @@ export function startStreamConsumer(options: {
   streamArn: string;
   batchSize: number;
   handler: StreamHandler;
+  /** Entity tags to deliver (Lambda's event-source filter); everything when absent. */
+  entities?: readonly string[];
   maxRetries?: number;
   pollMs?: number;
   onError?: (error: unknown) => void;
@@ -135,6 +137,9 @@ export function startStreamConsumer(options: {
   const pending = new Map<string, _Record[]>();
   const attempts = new Map<string, number>();
   let running = true;
+
+  const wanted = (record: _Record): boolean =>
+    !options.entities || options.entities.includes(record.dynamodb?.NewImage?.entity?.S ?? '');
 
   const discoverShards = async (startAt: 'LATEST' | 'TRIM_HORIZON') => {
     const { StreamDescription } = await streams.send(
@@ -203,7 +208,7 @@ export function startStreamConsumer(options: {
               new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }),
             );
             iterators.set(shardId, result.NextShardIterator);
-            backlog = result.Records ?? [];
+            backlog = (result.Records ?? []).filter(wanted);
           }
           if (backlog.length > 0) pending.set(shardId, await deliver(shardId, backlog));
         }

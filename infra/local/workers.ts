@@ -44,6 +44,7 @@ export async function startWorkers(options: {
           endpoint: options.dynamodbEndpoint,
           streamArn: options.streamArn,
           batchSize: worker.source.batchSize,
+          entities: worker.source.entities,
           handler: module.handler,
           onError,
         }),

@@ -11,7 +11,7 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import { Alarm, ComparisonOperator, type Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { AttributeType, Billing, StreamViewType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
@@ -214,6 +214,12 @@ export class ServiceStack extends Stack {
         timeout: Duration.seconds(worker.timeoutSeconds),
         environment,
       }).bindTable(table, 'readWrite');
+      for (const name of worker.sendsTo) {
+        const definition = queueDefinitions.find((q) => q.name === name);
+        const queue = queues.get(name);
+        if (!definition || !queue) throw new Error(`Worker ${worker.name}: no queue ${name}`);
+        fn.bindQueue(queue, definition);
+      }
       const { source } = worker;
       if (source.kind === 'queue') {
         const queue = queues.get(source.queue);
@@ -233,6 +239,12 @@ export class ServiceStack extends Stack {
             reportBatchItemFailures: true,
             bisectBatchOnError: true,
             retryAttempts: 10,
+            // Only the entities the worker reads invoke it (the local consumer applies the same filter).
+            filters: [
+              FilterCriteria.filter({
+                dynamodb: { NewImage: { entity: { S: FilterRule.or(...source.entities) } } },
+              }),
+            ],
           }),
         );
       }

@@ -18,7 +18,7 @@ import { eventItem } from './events';
 import { keys } from './keys';
 import { newMessage, putMessage } from './messages';
 import { pickShape } from './project';
-import { ConcurrentChangeError, transact, type Write } from './transaction';
+import { backoff, ConcurrentChangeError, transact, type Write } from './transaction';
 
 export type { Conversation, StoredConversation };
 
@@ -30,11 +30,11 @@ export type ConversationAuthor =
 
 const MAX_QUERY_PAGES = 10;
 /** Optimistic writes retry this often under contention before giving up (503). */
-const MAX_ATTEMPTS = 8;
+const MAX_ATTEMPTS = 20;
 
 export const toConversation = (item: object): Conversation => pickShape(conversationSchema.shape, item);
 
-function storedOf(item: Record<string, unknown>): StoredConversation {
+export function storedConversationOf(item: Record<string, unknown>): StoredConversation {
   return {
     ...toConversation(item),
     rev: Number(item.rev ?? 1),
@@ -169,7 +169,7 @@ export const conversations = {
       new GetCommand({ TableName: tableName, Key: keys.conversation(orgId, conversationId) }),
     );
     if (!Item || Item.deletedAt) return undefined;
-    return storedOf(Item);
+    return storedConversationOf(Item);
   },
 
   /**
@@ -192,7 +192,7 @@ export const conversations = {
         }),
       );
       if (!Item || Item.deletedAt) throw new NotFoundError('Conversation not found');
-      const current = storedOf(Item);
+      const current = storedConversationOf(Item);
       options.check?.(current);
       if (options.ifMatch !== undefined && options.ifMatch !== current.version) {
         throw new PreconditionFailedError(current.version);
@@ -218,6 +218,7 @@ export const conversations = {
         return result;
       } catch (error) {
         if (!(error instanceof ConcurrentChangeError) || attempt >= MAX_ATTEMPTS) throw error;
+        await backoff(attempt);
       }
     }
   },

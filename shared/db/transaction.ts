@@ -46,3 +46,12 @@ export function mustExist(tableName: string, key: Record<string, unknown>, error
     onConditionFailed: error,
   };
 }
+
+/**
+ * A short random pause before retrying an optimistic write that lost a race: without it, writers
+ * that collided once collide again in lockstep. Grows with the attempt number (full jitter).
+ */
+export function backoff(attempt: number): Promise<void> {
+  const ceilingMs = Math.min(200, 5 * 2 ** Math.min(attempt, 6));
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * ceilingMs));
+}

@@ -35,6 +35,10 @@ beforeAll(async () => {
     token: tenant.operatorSession,
     body: { content: 'Customer prefers e-mail' },
   });
+  const disposable = await call<{ id: string }>('POST', '/api/conversations', {
+    token: tenant.apiKey,
+    body: { visitorId: visitor.visitor.id },
+  });
   const admin = platformToken();
   const orgPath = `/api/admin/organizations/${tenant.orgId}`;
   const key = await call<{ id: string }>('POST', `${orgPath}/api-keys`, {
@@ -120,6 +124,22 @@ beforeAll(async () => {
     [
       'DELETE /api/conversations/{id}/follow-up',
       { token: tenant.apiKey, path: `${conversationPath}/follow-up` },
+    ],
+    [
+      'POST /api/conversations/bulk-close',
+      {
+        token: tenant.adminSession,
+        path: '/api/conversations/bulk-close',
+        body: { conversationIds: [disposable.body.id] },
+      },
+    ],
+    [
+      'POST /api/conversations/bulk-delete',
+      {
+        token: tenant.apiKey,
+        path: '/api/conversations/bulk-delete',
+        body: { conversationIds: [disposable.body.id] },
+      },
     ],
     ['GET /api/conversations/{id}/notes', { token: tenant.apiKey, path: `${conversationPath}/notes` }],
     [

@@ -29,7 +29,11 @@ export const errorFormatter = (): HttpMiddleware => ({
   onError: (request) => {
     const { requestId } = request.context.state ?? { requestId: 'unknown' };
     const known = toHttpError(request.error);
-    if (!known?.expose) log.error('request failed', { error: request.error as Error });
+    if (!known?.expose) {
+      // Explicit ids: in the local stack several requests share the process (and the log context).
+      const orgId = request.context.state?.organization?.id;
+      log.error('request failed', { requestId, ...(orgId ? { orgId } : {}), error: request.error as Error });
+    }
     const statusCode = known?.statusCode ?? 500;
     const error = {
       code: known?.code ?? 'INTERNAL_ERROR',

@@ -28,6 +28,8 @@ function finish(request: HttpRequest): void {
   }
   const caller = state.caller;
   log.info('request', () => ({
+    requestId: state.requestId,
+    ...(state.organization ? { orgId: state.organization.id } : {}),
     method: request.event.httpMethod,
     path: request.event.path,
     route: state.route?.operationId,

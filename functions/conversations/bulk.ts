@@ -1,0 +1,172 @@
+import { BatchGetCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { clock } from '../../shared/clock';
+import { actorOf } from '../../shared/conversations/actor';
+import type { StoredConversation } from '../../shared/conversations/state';
+import { auditWrite } from '../../shared/db/audit';
+import { db, tableName } from '../../shared/db/client';
+import { conversationItem, storedConversationOf, toConversation } from '../../shared/db/conversations';
+import { eventWrite } from '../../shared/db/events';
+import { keys } from '../../shared/db/keys';
+import { backoff, ConcurrentChangeError, transact, type Write } from '../../shared/db/transaction';
+import type { OrgCaller } from '../../shared/http/caller';
+import { NotFoundError } from '../../shared/http/errors';
+import { ok, route } from '../../shared/http/route';
+import { bulkConversationsBody } from '../../shared/schemas/conversation';
+import * as z from '../../shared/schemas/zod';
+
+/** Conversations per transaction: each takes its own write plus its events (≤ 100 actions). */
+const PER_TRANSACTION = 33;
+const MAX_ATTEMPTS = 5;
+
+async function readAll(orgId: string, ids: readonly string[]): Promise<Map<string, StoredConversation>> {
+  const found = new Map<string, StoredConversation>();
+  let request: Record<string, unknown>[] | undefined = ids.map((id) => keys.conversation(orgId, id));
+  while (request?.length) {
+    const output: BatchGetCommandOutput = await db.send(
+      new BatchGetCommand({ RequestItems: { [tableName]: { Keys: request, ConsistentRead: true } } }),
+    );
+    for (const item of output.Responses?.[tableName] ?? []) {
+      if (!item.deletedAt) found.set(String(item.id), storedConversationOf(item));
+    }
+    request = output.UnprocessedKeys?.[tableName]?.Keys;
+  }
+  return found;
+}
+
+type Change = (current: StoredConversation) => { next: StoredConversation; writes: Write[] } | undefined;
+
+/**
+ * Applies one change to every listed conversation. Every id is checked first, in one read: if any
+ * is not a live conversation of the organization the call changes nothing (404 naming them). The
+ * changes then commit in transactions of 33 conversations, each conditioned on the state read, and a
+ * chunk that lost a race is read and applied again; repeating the call converges.
+ */
+async function applyToAll(
+  caller: OrgCaller,
+  conversationIds: readonly string[],
+  change: Change,
+): Promise<number> {
+  const ids = [...new Set(conversationIds)];
+  const found = await readAll(caller.orgId, ids);
+  const missing = ids.filter((id) => !found.has(id));
+  if (missing.length)
+    throw new NotFoundError('Some conversations do not exist in this organization', { ids: missing });
+  for (let start = 0; start < ids.length; start += PER_TRANSACTION) {
+    let chunk = ids.slice(start, start + PER_TRANSACTION).map((id) => found.get(id) as StoredConversation);
+    for (let attempt = 1; ; attempt++) {
+      const writes = chunk.flatMap((current) => {
+        const changed = change(current);
+        if (!changed) return [];
+        const conversationWrite: Write = {
+          action: {
+            Put: {
+              TableName: tableName,
+              Item: conversationItem({ ...changed.next, rev: current.rev + 1 }),
+              ConditionExpression: 'rev = :rev',
+              ExpressionAttributeValues: { ':rev': current.rev },
+            },
+          },
+        };
+        return [conversationWrite, ...changed.writes];
+      });
+      try {
+        await transact(writes);
+        break;
+      } catch (error) {
+        if (!(error instanceof ConcurrentChangeError) || attempt >= MAX_ATTEMPTS) throw error;
+        await backoff(attempt);
+        const fresh = await readAll(
+          caller.orgId,
+          chunk.map((conversation) => conversation.id),
+        );
+        // Deleted meanwhile: nothing left to do for those.
+        chunk = chunk.flatMap((conversation) => {
+          const latest = fresh.get(conversation.id);
+          return latest ? [latest] : [];
+        });
+      }
+    }
+  }
+  return ids.length;
+}
+
+const bumped = (current: StoredConversation, changes: Partial<StoredConversation>): StoredConversation => ({
+  ...current,
+  ...changes,
+  version: current.version + 1,
+  updatedAt: clock.nowIso(),
+});
+
+export const bulkClose = route({
+  method: 'POST',
+  path: '/api/conversations/bulk-close',
+  operationId: 'bulkCloseConversations',
+  summary: 'Close conversations in bulk',
+  description:
+    '1 to 100 ids. If any id is not a conversation of the organization, nothing changes: 404 with `details.ids`. Conversations already closed stay as they are; `closed` counts the distinct conversations that are closed after the call, so a repeat answers the same.',
+  tag: 'Conversations',
+  scope: 'conversations:write',
+  adminOnly: true,
+  callers: ['apiKey', 'operator'],
+  body: bulkConversationsBody,
+  response: {
+    status: 200,
+    schema: z.object({ success: z.boolean(), closed: z.int() }),
+    description: 'Closed',
+  },
+  errors: [404],
+  handle: async ({ caller, body }) => {
+    const closed = await applyToAll(caller, body.conversationIds, (current) => {
+      if (current.status === 'closed') return undefined;
+      const next = bumped(current, { status: 'closed', snoozedUntil: null });
+      const api = toConversation(next);
+      return {
+        next,
+        writes: [
+          eventWrite(caller.orgId, 'conversation.updated', api),
+          eventWrite(caller.orgId, 'conversation.closed', api),
+        ],
+      };
+    });
+    return ok({ success: true, closed });
+  },
+});
+
+export const bulkDelete = route({
+  method: 'POST',
+  path: '/api/conversations/bulk-delete',
+  operationId: 'bulkDeleteConversations',
+  summary: 'Delete conversations in bulk',
+  description:
+    '1 to 100 ids. If any id is not a conversation of the organization, nothing changes: 404 with `details.ids`. Each conversation is soft-deleted at once (404 everywhere from then on, gone from listings); its messages are then marked deleted in the background, in resumable steps, however many there are. A repeat after success is 404, as the conversations no longer exist.',
+  tag: 'Conversations',
+  scope: 'conversations:write',
+  adminOnly: true,
+  callers: ['apiKey', 'operator'],
+  body: bulkConversationsBody,
+  response: {
+    status: 200,
+    schema: z.object({ success: z.boolean(), deleted: z.int() }),
+    description: 'Deleted',
+  },
+  errors: [404],
+  handle: async ({ caller, body }) => {
+    const actor = actorOf(caller);
+    const deleted = await applyToAll(caller, body.conversationIds, (current) => {
+      const deletedAt = clock.nowIso();
+      const next = bumped(current, { deletedAt });
+      return {
+        next,
+        writes: [
+          eventWrite(caller.orgId, 'conversation.deleted', {
+            id: current.id,
+            deletedAt,
+            version: next.version,
+          }),
+          auditWrite(caller.orgId, current.id, 'DELETION', { type: 'conversation.deleted', actor }),
+        ],
+      };
+    });
+    return ok({ success: true, deleted });
+  },
+});

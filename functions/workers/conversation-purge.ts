@@ -1,0 +1,43 @@
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { purgeMessagesStep } from '../../shared/db/purge';
+import { log } from '../../shared/logger';
+import { queues } from '../../shared/queues';
+import * as z from '../../shared/schemas/zod';
+
+const job = z.strictObject({ orgId: z.uuid(), conversationId: z.uuid(), after: z.optional(z.string()) });
+
+/** Time kept in hand to hand the rest over before Lambda's timeout. */
+const SAFETY_MS = 15_000;
+
+/**
+ * Marks the messages of a soft-deleted conversation deleted, page by page. A conversation with
+ * thousands of messages outlasts one invocation: before time runs out the worker sends the rest of
+ * the job (with its cursor) back to the queue, and only then lets this message go. If it dies
+ * instead, SQS delivers the message again and the idempotent steps resume where they can.
+ */
+export const handler = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
+  log.beginRequest(context.awsRequestId);
+  const failures: { itemIdentifier: string }[] = [];
+  for (const record of event.Records) {
+    try {
+      const parsed = job.parse(JSON.parse(record.body));
+      let after = parsed.after;
+      let marked = 0;
+      for (;;) {
+        const step = await purgeMessagesStep(parsed.orgId, parsed.conversationId, after);
+        marked += step.marked;
+        after = step.next;
+        if (!after) break;
+        if (context.getRemainingTimeInMillis() < SAFETY_MS) {
+          await queues.send('conversation-purge', { ...parsed, after });
+          break;
+        }
+      }
+      log.info('purge step', () => ({ conversationId: parsed.conversationId, marked, done: !after }));
+    } catch (error) {
+      log.error('purge step failed', { error: error as Error, messageId: record.messageId });
+      failures.push({ itemIdentifier: record.messageId });
+    }
+  }
+  return { batchItemFailures: failures };
+};
