@@ -163,10 +163,17 @@ export const conversations = {
     return api;
   },
 
-  /** One GetItem; soft-deleted conversations are missing. */
+  /**
+   * One strongly consistent GetItem (a client reads its own writes); soft-deleted conversations are
+   * missing.
+   */
   async get(orgId: string, conversationId: string): Promise<StoredConversation | undefined> {
     const { Item } = await db.send(
-      new GetCommand({ TableName: tableName, Key: keys.conversation(orgId, conversationId) }),
+      new GetCommand({
+        TableName: tableName,
+        Key: keys.conversation(orgId, conversationId),
+        ConsistentRead: true,
+      }),
     );
     if (!Item || Item.deletedAt) return undefined;
     return storedConversationOf(Item);
