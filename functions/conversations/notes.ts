@@ -1,4 +1,5 @@
 import { clock } from '../../shared/clock';
+import { actorOf } from '../../shared/conversations/actor';
 import { tableName } from '../../shared/db/client';
 import { keys } from '../../shared/db/keys';
 import { newNote, notes } from '../../shared/db/notes';
@@ -99,12 +100,11 @@ export const deleteNote = route({
   errors: [404],
   handle: async ({ caller, organization, params }) => {
     await loadConversation(caller, organization, params.id);
-    const actorId = caller.kind === 'operator' ? caller.operatorId : caller.credentialId;
     const result = await notes.remove({
       orgId: caller.orgId,
       conversationId: params.id,
       noteId: params.noteId,
-      actor: { type: callerTypeNames[caller.kind], id: actorId },
+      actor: actorOf(caller),
       ...(caller.kind === 'operator' ? { authorId: caller.operatorId } : {}),
     });
     if (!result.ok) {

@@ -1,12 +1,14 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
+import type { Actor } from '../conversations/actor';
 import { NotFoundError } from '../http/errors';
 import { uuidv7 } from '../ids';
 import { sanitizeText } from '../sanitize/text';
 import { type Note, note as noteSchema } from '../schemas/note';
+import { auditWrite } from './audit';
 import { db, tableName } from './client';
-import { eventItem, realtimeItem } from './events';
+import { eventWrite, realtimeWrite } from './events';
 import { keys } from './keys';
 import { pickShape } from './project';
 import { ConcurrentChangeError, transact, type Write } from './transaction';
@@ -19,12 +21,6 @@ export const NOTE_LIST_LIMIT = 200;
 const MAX_DELETE_ATTEMPTS = 3;
 
 export const toNote = (item: object): Note => pickShape(noteSchema.shape, item);
-
-/** Who deleted a note, as event payloads and audit entries name them. */
-export interface NoteActor {
-  type: 'api_key' | 'operator';
-  id: string;
-}
 
 export function newNote(input: {
   conversationId: string;
@@ -71,65 +67,40 @@ export type DeleteNoteResult =
   | { ok: true; deletedAt: string }
   | { ok: false; reason: 'not_found' | 'not_author' };
 
-type TransactAction = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
-
 /**
  * The delete (first, so its cancellation reason is at index 0), `note.deleted`, the operator-only
  * realtime invalidation and the conversation's audit entry.
  */
-function deleteActions(
-  input: { orgId: string; conversationId: string; noteId: string; actor: NoteActor; authorId?: string },
+function deleteWrites(
+  input: { orgId: string; conversationId: string; noteId: string; actor: Actor; authorId?: string },
   deletedAt: string,
-): TransactAction[] {
+): Write[] {
   const { orgId, conversationId, noteId, actor } = input;
-  const auditId = uuidv7();
   return [
     {
-      Delete: {
-        TableName: tableName,
-        Key: keys.note(orgId, conversationId, noteId),
-        ...(input.authorId === undefined
-          ? { ConditionExpression: 'attribute_exists(pk)' }
-          : {
-              ConditionExpression: 'attribute_exists(pk) AND authorId = :me',
-              ExpressionAttributeValues: { ':me': input.authorId },
-            }),
-        // The old item comes back on a failed condition: present means "not yours", absent "no such note".
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      },
-    },
-    {
-      Put: {
-        TableName: tableName,
-        Item: eventItem(orgId, 'note.deleted', { id: noteId, conversationId, deletedBy: actor, deletedAt }),
-      },
-    },
-    {
-      Put: {
-        TableName: tableName,
-        Item: realtimeItem(orgId, {
-          type: 'note_invalidated',
-          audience: 'operators',
-          conversationId,
-          payload: { conversationId, noteId },
-        }),
-      },
-    },
-    {
-      Put: {
-        TableName: tableName,
-        Item: {
-          ...keys.conversationAudit(orgId, conversationId, 'NOTE', auditId),
-          entity: 'audit',
-          id: auditId,
-          conversationId,
-          type: 'note.deleted',
-          noteId,
-          actor,
-          at: deletedAt,
+      action: {
+        Delete: {
+          TableName: tableName,
+          Key: keys.note(orgId, conversationId, noteId),
+          ...(input.authorId === undefined
+            ? { ConditionExpression: 'attribute_exists(pk)' }
+            : {
+                ConditionExpression: 'attribute_exists(pk) AND authorId = :me',
+                ExpressionAttributeValues: { ':me': input.authorId },
+              }),
+          // The old item comes back on a failed condition: present means "not yours", absent "no such note".
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
       },
     },
+    eventWrite(orgId, 'note.deleted', { id: noteId, conversationId, deletedBy: actor, deletedAt }),
+    realtimeWrite(orgId, {
+      type: 'note_invalidated',
+      audience: 'operators',
+      conversationId,
+      payload: { conversationId, noteId },
+    }),
+    auditWrite(orgId, conversationId, 'NOTE', { type: 'note.deleted', noteId, actor }),
   ];
 }
 
@@ -149,7 +120,7 @@ export const notes = {
           },
         },
       },
-      { action: { Put: { TableName: tableName, Item: eventItem(orgId, 'note.created', note) } } },
+      eventWrite(orgId, 'note.created', note),
       conversationLive(orgId, note.conversationId),
       ...checks,
     ]);
@@ -189,13 +160,17 @@ export const notes = {
     orgId: string;
     conversationId: string;
     noteId: string;
-    actor: NoteActor;
+    actor: Actor;
     authorId?: string;
   }): Promise<DeleteNoteResult> {
     for (let attempt = 1; ; attempt++) {
       const deletedAt = clock.nowIso();
       try {
-        await db.send(new TransactWriteCommand({ TransactItems: deleteActions(input, deletedAt) }));
+        await db.send(
+          new TransactWriteCommand({
+            TransactItems: deleteWrites(input, deletedAt).map((write) => write.action),
+          }),
+        );
         return { ok: true, deletedAt };
       } catch (error) {
         if (!(error instanceof TransactionCanceledException)) throw error;
