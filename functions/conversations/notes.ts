@@ -5,7 +5,7 @@ import { keys } from '../../shared/db/keys';
 import { newNote, notes } from '../../shared/db/notes';
 import { operators } from '../../shared/db/operators';
 import { mustExist, type Write } from '../../shared/db/transaction';
-import { type ApiKeyCaller, callerTypeNames, type OperatorCaller } from '../../shared/http/caller';
+import type { ApiKeyCaller, OperatorCaller } from '../../shared/http/caller';
 import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '../../shared/http/errors';
 import { created, ok, route } from '../../shared/http/route';
 import { idParams, successResult } from '../../shared/schemas/common';

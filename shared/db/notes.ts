@@ -100,7 +100,7 @@ function deleteWrites(
       conversationId,
       payload: { conversationId, noteId },
     }),
-    auditWrite(orgId, conversationId, 'NOTE', { type: 'note.deleted', noteId, actor }),
+    auditWrite(orgId, conversationId, 'NOTE', { type: 'note.deleted', noteId, actor, at: deletedAt }),
   ];
 }
 
