@@ -11,6 +11,7 @@ import { backoff, ConcurrentChangeError, transact, type Write } from '../../shar
 import type { OrgCaller } from '../../shared/http/caller';
 import { NotFoundError } from '../../shared/http/errors';
 import { ok, route } from '../../shared/http/route';
+import { isUuid } from '../../shared/ids';
 import { bulkConversationsBody } from '../../shared/schemas/conversation';
 import * as z from '../../shared/schemas/zod';
 
@@ -47,7 +48,7 @@ async function applyToAll(
   change: Change,
 ): Promise<number> {
   const ids = [...new Set(conversationIds)];
-  const found = await readAll(caller.orgId, ids);
+  const found = await readAll(caller.orgId, ids.filter(isUuid));
   const missing = ids.filter((id) => !found.has(id));
   if (missing.length)
     throw new NotFoundError('Some conversations do not exist in this organization', { ids: missing });

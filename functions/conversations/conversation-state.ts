@@ -237,7 +237,10 @@ export const getAssignmentHistory = route({
   response: { status: 200, schema: assignmentHistorySchema, description: 'The timeline' },
   errors: [404],
   handle: async ({ caller, organization, params }) => {
-    await loadConversation(caller, organization, params.id);
-    return ok({ events: await assignmentHistory(caller.orgId, params.id) });
+    const [, events] = await Promise.all([
+      loadConversation(caller, organization, params.id),
+      assignmentHistory(caller.orgId, params.id),
+    ]);
+    return ok({ events });
   },
 });

@@ -1,7 +1,7 @@
 import { clock } from '../../shared/clock';
 import { withEditedMessage } from '../../shared/conversations/state';
 import { tableName } from '../../shared/db/client';
-import { conversations } from '../../shared/db/conversations';
+import { conversationLive, conversations } from '../../shared/db/conversations';
 import { eventItem, realtimeItem } from '../../shared/db/events';
 import { keys } from '../../shared/db/keys';
 import { type Message, messages, type StoredMessage, toMessage } from '../../shared/db/messages';
@@ -138,13 +138,15 @@ export const editMessage = route({
       try {
         if (conversation.lastMessage?.id === current.id) {
           // The preview shows this message: it changes in the same transaction.
-          await conversations.mutate(caller.orgId, params.id, (latest) => ({
-            next: withEditedMessage(latest, edited),
-            writes,
-            result: undefined,
-          }));
+          await conversations.mutate(
+            caller.orgId,
+            params.id,
+            (latest) => ({ next: withEditedMessage(latest, edited), writes, result: undefined }),
+            // The conversation read above is the first attempt's state: no second read.
+            attempt === 1 ? { initial: conversation } : {},
+          );
         } else {
-          await transact(writes);
+          await transact([...writes, conversationLive(caller.orgId, params.id)]);
         }
         return ok(edited);
       } catch (error) {
@@ -172,8 +174,9 @@ export const listRevisions = route({
   response: { status: 200, schema: revisions, description: 'The revision envelope' },
   errors: [404],
   handle: async ({ caller, organization, params }) => {
-    await loadConversation(caller, organization, params.id);
-    const [current, edits] = await Promise.all([
+    // In parallel: the access rules need the conversation, the answer comes from its partition.
+    const [, current, edits] = await Promise.all([
+      loadConversation(caller, organization, params.id),
       messages.get(caller.orgId, params.id, params.messageId),
       messages.revisions(caller.orgId, params.id, params.messageId),
     ]);

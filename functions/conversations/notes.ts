@@ -47,8 +47,11 @@ export const listNotes = route({
   response: { status: 200, schema: noteList, description: 'The notes, newest first' },
   errors: [404],
   handle: async ({ caller, organization, params }) => {
-    await loadConversation(caller, organization, params.id);
-    return ok({ data: await notes.list(caller.orgId, params.id) });
+    const [, data] = await Promise.all([
+      loadConversation(caller, organization, params.id),
+      notes.list(caller.orgId, params.id),
+    ]);
+    return ok({ data });
   },
 });
 

@@ -1,9 +1,10 @@
 import { clock } from '../../shared/clock';
 import { withUnreadDelta } from '../../shared/conversations/state';
 import { conversations } from '../../shared/db/conversations';
-import { messages } from '../../shared/db/messages';
-import { ValidationError } from '../../shared/http/errors';
+import { messages, type StoredMessage } from '../../shared/db/messages';
+import { NotFoundError, ValidationError } from '../../shared/http/errors';
 import { ok, route } from '../../shared/http/route';
+import { isUuid } from '../../shared/ids';
 import { idParams } from '../../shared/schemas/common';
 import { unreadBulkBody, updatedCount } from '../../shared/schemas/message';
 import { accessRules, loadConversation } from './access';
@@ -63,7 +64,7 @@ export const markUnread = route({
   operationId: 'markMessagesUnread',
   summary: 'Mark visitor messages unread',
   description:
-    'Up to 500 visitor messages of this conversation (any other id is 422, naming it in `details.field`). `updatedCount` counts the messages that changed from read to unread. Operators and API keys only.',
+    'Up to 500 visitor messages of this conversation. Ids that are not messages of this conversation are 404 with `details.ids`; a message that is not a visitor message (or is deleted) is 422 naming it in `details.field`. `updatedCount` counts the messages that changed from read to unread. Operators and API keys only.',
   tag: 'Messages',
   scope: 'conversations:write',
   callers: ['apiKey', 'operator'],
@@ -72,9 +73,14 @@ export const markUnread = route({
   response: { status: 200, schema: updatedCount, description: 'How many messages changed' },
   errors: [404],
   handle: async ({ caller, organization, params, body }) => {
-    await loadConversation(caller, organization, params.id);
     const ids = [...new Set(body.messageIds)];
-    const found = await messages.getMany(caller.orgId, params.id, ids);
+    const [conversation, found] = await Promise.all([
+      loadConversation(caller, organization, params.id),
+      messages.getMany(caller.orgId, params.id, ids.filter(isUuid)),
+    ]);
+    const missing = ids.filter((id) => !found.has(id));
+    if (missing.length)
+      throw new NotFoundError('Some messages do not exist in this conversation', { ids: missing });
     const invalid = body.messageIds.findIndex((id) => {
       const message = found.get(id);
       return message?.senderType !== 'visitor' || Boolean(message.deletedAt);
@@ -82,18 +88,22 @@ export const markUnread = route({
     if (invalid >= 0) {
       throw ValidationError.field(
         `messageIds.${invalid}`,
-        'Every id must be a visitor message of this conversation',
+        'Only visitor messages that are not deleted can be marked unread',
       );
     }
     let updated = 0;
     for (let start = 0; start < ids.length; start += CHUNK) {
       const chunk = ids.slice(start, start + CHUNK);
+      // The first chunk's first attempt starts from the strong reads above; retries read afresh.
+      let known: StoredMessage[] | undefined =
+        start === 0 ? chunk.flatMap((id) => found.get(id) ?? []) : undefined;
       updated += await conversations.mutate(
         caller.orgId,
         params.id,
         async (current) => {
-          const fresh = await messages.getMany(caller.orgId, params.id, chunk);
-          const read = [...fresh.values()].filter((message) => message.isRead && !message.deletedAt);
+          const fresh = known ?? [...(await messages.getMany(caller.orgId, params.id, chunk)).values()];
+          known = undefined;
+          const read = fresh.filter((message) => message.isRead && !message.deletedAt);
           if (read.length === 0) return { next: undefined, result: 0 };
           return {
             next: withUnreadDelta(current, read.length, clock.nowIso()),
@@ -101,7 +111,7 @@ export const markUnread = route({
             result: read.length,
           };
         },
-        { check: accessRules(caller, organization) },
+        { check: accessRules(caller, organization), ...(start === 0 ? { initial: conversation } : {}) },
       );
     }
     return ok({ updatedCount: updated });

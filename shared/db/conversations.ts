@@ -55,6 +55,25 @@ export function conversationItem(conversation: StoredConversation) {
   };
 }
 
+/**
+ * A transaction action that holds only while the conversation exists and is not soft-deleted: writes
+ * to its children (notes, edits) cannot commit beside a concurrent deletion.
+ */
+export function conversationLive(orgId: string, conversationId: string): Write {
+  return {
+    action: {
+      ConditionCheck: {
+        TableName: tableName,
+        Key: keys.conversation(orgId, conversationId),
+        ConditionExpression:
+          'attribute_exists(pk) AND (attribute_not_exists(deletedAt) OR deletedAt = :null)',
+        ExpressionAttributeValues: { ':null': null },
+      },
+    },
+    onConditionFailed: () => new NotFoundError('Conversation not found'),
+  };
+}
+
 /** The filters that decide which listing (index) a query reads; the rest filter on the way. */
 function chooseListing(orgId: string, query: ListConversationsQuery) {
   const partitions = keys.conversationListPartition;
@@ -77,6 +96,8 @@ export interface MutateOptions {
   ifMatch?: number | undefined;
   /** Access rules, checked against every state read (404/403). */
   check?: (conversation: StoredConversation) => void;
+  /** A state the caller has just read strongly: the first attempt starts from it instead of reading again. */
+  initial?: StoredConversation;
 }
 
 export const conversations = {
@@ -191,15 +212,18 @@ export const conversations = {
     options: MutateOptions = {},
   ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      const { Item } = await db.send(
-        new GetCommand({
-          TableName: tableName,
-          Key: keys.conversation(orgId, conversationId),
-          ConsistentRead: true,
-        }),
-      );
-      if (!Item || Item.deletedAt) throw new NotFoundError('Conversation not found');
-      const current = storedConversationOf(Item);
+      let current = attempt === 1 ? options.initial : undefined;
+      if (!current) {
+        const { Item } = await db.send(
+          new GetCommand({
+            TableName: tableName,
+            Key: keys.conversation(orgId, conversationId),
+            ConsistentRead: true,
+          }),
+        );
+        if (!Item || Item.deletedAt) throw new NotFoundError('Conversation not found');
+        current = storedConversationOf(Item);
+      }
       options.check?.(current);
       if (options.ifMatch !== undefined && options.ifMatch !== current.version) {
         throw new PreconditionFailedError(current.version);

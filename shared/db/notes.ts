@@ -2,12 +2,12 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
 import type { Actor } from '../conversations/actor';
-import { NotFoundError } from '../http/errors';
 import { uuidv7 } from '../ids';
 import { sanitizeText } from '../sanitize/text';
 import { type Note, note as noteSchema } from '../schemas/note';
 import { auditWrite } from './audit';
 import { db, tableName } from './client';
+import { conversationLive } from './conversations';
 import { eventWrite, realtimeWrite } from './events';
 import { keys } from './keys';
 import { pickShape } from './project';
@@ -44,22 +44,6 @@ export function newNote(input: {
 
 export function noteItem(orgId: string, note: Note) {
   return { ...keys.note(orgId, note.conversationId, note.id), entity: 'note', ...note };
-}
-
-/** The conversation is still there and not soft-deleted when the transaction commits. */
-function conversationLive(orgId: string, conversationId: string): Write {
-  return {
-    action: {
-      ConditionCheck: {
-        TableName: tableName,
-        Key: keys.conversation(orgId, conversationId),
-        ConditionExpression:
-          'attribute_exists(pk) AND (attribute_not_exists(deletedAt) OR deletedAt = :null)',
-        ExpressionAttributeValues: { ':null': null },
-      },
-    },
-    onConditionFailed: () => new NotFoundError('Conversation not found'),
-  };
 }
 
 /** `not_found`: no such note in the conversation; `not_author`: it exists but was written by someone else. */
@@ -101,6 +85,7 @@ function deleteWrites(
       payload: { conversationId, noteId },
     }),
     auditWrite(orgId, conversationId, 'NOTE', { type: 'note.deleted', noteId, actor, at: deletedAt }),
+    conversationLive(orgId, conversationId),
   ];
 }
 
@@ -179,6 +164,9 @@ export const notes = {
         if (own?.Code === 'ConditionalCheckFailed') {
           return { ok: false, reason: own.Item ? 'not_author' : 'not_found' };
         }
+        // The conversation was deleted meanwhile: its notes are gone with it.
+        if (reasons.some((reason) => reason.Code === 'ConditionalCheckFailed'))
+          return { ok: false, reason: 'not_found' };
         // Another transaction on the same note at once (a concurrent delete): try again.
         if (!reasons.some((reason) => reason.Code === 'TransactionConflict')) throw error;
         if (attempt >= MAX_DELETE_ATTEMPTS) throw new ConcurrentChangeError();

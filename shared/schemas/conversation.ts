@@ -132,6 +132,8 @@ export type AssignmentEvent = z.infer<typeof assignmentEvent>;
 
 export const assignmentHistory = z.object({ events: z.array(assignmentEvent) });
 
-export const bulkConversationsBody = z.strictObject({
-  conversationIds: z.array(uuid).check(z.minLength(1), z.maxLength(100)),
-});
+/** Ids of a bulk call: one that is not a UUID names nothing, so it is reported missing (404), not 422. */
+export const bulkIds = (max: number) =>
+  z.array(z.string().check(z.minLength(1), z.maxLength(100))).check(z.minLength(1), z.maxLength(max));
+
+export const bulkConversationsBody = z.strictObject({ conversationIds: bulkIds(100) });

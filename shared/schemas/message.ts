@@ -1,5 +1,5 @@
 import { isoInstant, uuid } from './common';
-import { senderType } from './conversation';
+import { bulkIds, senderType } from './conversation';
 import * as z from './zod';
 
 export const message = z.object({
@@ -56,8 +56,6 @@ export const revisions = z.object({
   ),
 });
 
-export const unreadBulkBody = z.strictObject({
-  messageIds: z.array(z.uuid()).check(z.minLength(1), z.maxLength(500)),
-});
+export const unreadBulkBody = z.strictObject({ messageIds: bulkIds(500) });
 
 export const updatedCount = z.object({ updatedCount: z.int() });

@@ -1,4 +1,5 @@
 import type { LocalStack } from '../../infra/local/stack';
+import { conversationScenarios } from './conversation-scenarios';
 
 /** Why a request touched DynamoDB, by the code that sent the command. */
 export type Purpose = 'auth' | 'rate' | 'idempotency' | 'route';
@@ -17,6 +18,8 @@ export interface Tally {
   attempts: number;
   byPurpose: Record<Purpose, number>;
   operations: string[];
+  /** The operations the route itself sent (H), in order. */
+  routeOperations: string[];
 }
 
 export interface Measured {
@@ -24,12 +27,20 @@ export interface Measured {
   status: number;
 }
 
+/**
+ * What the warm figures are judged against: `read` one round trip and no auth read; `transaction`
+ * exactly one TransactWriteItems from the route and no auth or rate-limit trip; `bulk` (bulk writes
+ * and read-state changes, whose cost scales with their ids) and `overhead` (other writes) no auth
+ * or rate-limit trip.
+ */
+export type TargetKind = 'read' | 'transaction' | 'bulk' | 'overhead';
+
 export interface EndpointResult {
   /** `METHOD /path/template` of the route table. */
   route: string;
   variant: string;
   caller: string;
-  isRead: boolean;
+  target: TargetKind;
   expectedStatus: number;
   cold?: Measured;
   warm?: Measured;
@@ -44,7 +55,7 @@ export interface RoundTripReport {
   counterNote: string;
 }
 
-interface Call {
+export interface Call {
   method: string;
   path: string;
   token?: string;
@@ -52,14 +63,23 @@ interface Call {
   body?: unknown;
 }
 
-type Attempt = 'cold' | 'warm';
+export type Attempt = 'cold' | 'warm';
 
-interface Scenario {
+export interface Scenario {
   route: string;
   variant?: string;
   caller: 'public' | 'platform' | 'apiKey' | 'operator' | 'visitor' | 'widget';
   expectedStatus: number;
-  /** Called once per attempt: non-repeatable requests (revoke, unique e-mail) differ in their ids. */
+  /**
+   * Single-conversation writes (`transaction`) and bulk or read-state writes (`bulk`, judged on
+   * overhead only); unset: `read` for GET, overhead only otherwise.
+   */
+  target?: 'transaction' | 'bulk';
+  /**
+   * Called once per attempt, before it is measured (and, cold, before the caches are cleared):
+   * non-repeatable requests (revoke, unique e-mail) differ in their ids, and fixtures a request
+   * needs (a fresh note to delete, messages to mark) are written here, unmeasured.
+   */
   call: (attempt: Attempt) => Call | Promise<Call>;
 }
 
@@ -68,14 +88,25 @@ const emptyTally = (): Tally => ({
   attempts: 0,
   byPurpose: { auth: 0, rate: 0, idempotency: 0, route: 0 },
   operations: [],
+  routeOperations: [],
 });
 
-/** The sending code, from the synchronous stack of the SDK's first middleware (tsx maps it to .ts). */
-function purposeFromStack(): Purpose | undefined {
+/** Background work (stream and queue consumers, e.g. the purge after a bulk delete): not a request's. */
+function isBackground(stack: string): boolean {
+  return /functions[\\/]workers[\\/]|shared[\\/]db[\\/]purge/.test(stack);
+}
+
+/** The synchronous stack of the SDK's first middleware: it names the sending code (tsx maps it to .ts). */
+function captureStack(): string {
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 80;
   const stack = new Error().stack ?? '';
   Error.stackTraceLimit = limit;
+  return stack;
+}
+
+/** The sending code's purpose, from that stack. */
+function purposeFromStack(stack: string): Purpose | undefined {
   if (/shared[\\/]auth[\\/]authenticate/.test(stack)) return 'auth';
   if (/shared[\\/](?:http[\\/]rate-limiter|db[\\/]rate-windows)/.test(stack)) return 'rate';
   if (/shared[\\/](?:http[\\/]middleware[\\/]idempotency|db[\\/]idempotency)/.test(stack))
@@ -137,15 +168,25 @@ export async function measureRoundTrips(
 
   let current: Tally | undefined;
   let seen = 0;
+  let background = 0;
+  /** Commands (by their execution context) of the background workers. */
+  const backgroundCommands = new WeakSet<object>();
   const shared = db.middlewareStack === dynamo.middlewareStack;
   dynamo.middlewareStack.add(
     (next, context) => async (args) => {
       seen += 1;
-      if (current) {
+      const stack = current ? captureStack() : '';
+      if (current && isBackground(stack)) {
+        background += 1;
+        backgroundCommands.add(context);
+      } else if (current) {
         const name = context.commandName ?? 'unknown';
+        const operation = name.replace(/Command$/, '');
+        const purpose = purposeFromStack(stack) ?? purposeFromCommand(name, args.input);
         current.sends += 1;
-        current.byPurpose[purposeFromStack() ?? purposeFromCommand(name, args.input)] += 1;
-        current.operations.push(name.replace(/Command$/, ''));
+        current.byPurpose[purpose] += 1;
+        current.operations.push(operation);
+        if (purpose === 'route') current.routeOperations.push(operation);
       }
       return next(args);
     },
@@ -153,8 +194,8 @@ export async function measureRoundTrips(
   );
   // Innermost step: runs once per HTTP attempt, so retries would show.
   dynamo.middlewareStack.add(
-    (next) => async (args) => {
-      if (current) current.attempts += 1;
+    (next, context) => async (args) => {
+      if (current && !backgroundCommands.has(context)) current.attempts += 1;
       return next(args);
     },
     { step: 'deserialize', priority: 'low', name: 'benchAttempts' },
@@ -347,6 +388,17 @@ export async function measureRoundTrips(
       call: () => get(`/api/conversations/${conversationId}`, demo.visitorToken),
     },
   ];
+  log('creating fixtures for conversation state, messages, notes and bulk scenarios…');
+  scenarios.push(
+    ...(await conversationScenarios({
+      demo,
+      platform,
+      orgPath,
+      conversationId,
+      request: expectOk,
+      nowMs: clock.nowMs,
+    })),
+  );
 
   const routes = routeTable().flatMap((group) =>
     group.routes.map((route) => `${route.method} ${route.path}`),
@@ -355,8 +407,7 @@ export async function measureRoundTrips(
   const uncovered = routes.filter((route) => !covered.has(route));
   const ordered = [...scenarios].sort((a, b) => routes.indexOf(a.route) - routes.indexOf(b.route));
 
-  const measure = async (scenario: Scenario, attempt: Attempt): Promise<Measured> => {
-    const call = await scenario.call(attempt);
+  const measure = async (call: Call): Promise<Measured> => {
     const tally = emptyTally();
     current = tally;
     try {
@@ -375,18 +426,19 @@ export async function measureRoundTrips(
       route: scenario.route,
       variant: scenario.variant ?? '',
       caller: scenario.caller,
-      isRead: scenario.route.startsWith('GET '),
+      target: scenario.target ?? (scenario.route.startsWith('GET ') ? 'read' : 'overhead'),
       expectedStatus: scenario.expectedStatus,
     };
     try {
+      const cold = await scenario.call('cold');
       // A fresh container: nothing cached, no rate-limit lease for the current window.
       authCache.clear();
       clock.advance(60_000);
-      result.cold = await measure(scenario, 'cold');
+      result.cold = await measure(cold);
       const window = windowOf();
-      result.warm = await measure(scenario, 'warm');
+      result.warm = await measure(await scenario.call('warm'));
       // A real minute boundary between the two would make the warm request take a new lease.
-      if (windowOf() !== window) result.warm = await measure(scenario, 'warm');
+      if (windowOf() !== window) result.warm = await measure(await scenario.call('warm'));
     } catch (error) {
       result.error = error instanceof Error ? error.message : String(error);
     }
@@ -398,7 +450,8 @@ export async function measureRoundTrips(
     uncovered,
     counterNote:
       'counted by an initialize-step middleware on the shared low-level client ' +
-      '(the DocumentClient uses the same middleware stack, so each command counts once)',
+      '(the DocumentClient uses the same middleware stack, so each command counts once); ' +
+      `commands of the background workers (stream and queue consumers) are not counted: ${background} during the measurements`,
   };
 }
 

@@ -28,6 +28,8 @@ const TARGETS = {
   importRatio: 1.2,
   chainUs: 10,
   warmReadTrips: 1,
+  /** Single-conversation writes: the route's warm operations hold exactly this many transactions. */
+  warmWriteTransactions: 1,
 };
 const IMPORT_RUNS = 7;
 
@@ -344,7 +346,7 @@ function judge(result: EndpointResult): { ok: boolean; target: string; why: stri
   if (warmTrip.attempts !== warmTrip.sends)
     return { ok: false, target: '', why: `${warmTrip.attempts - warmTrip.sends} retried attempts` };
   const overhead = warmTrip.byPurpose.auth + warmTrip.byPurpose.rate;
-  if (result.isRead) {
+  if (result.target === 'read') {
     const ok = warmTrip.sends <= TARGETS.warmReadTrips && overhead === 0;
     return {
       ok,
@@ -352,8 +354,25 @@ function judge(result: EndpointResult): { ok: boolean; target: string; why: stri
       why: ok ? '' : 'read needs more than one trip warm',
     };
   }
+  if (result.target === 'transaction') {
+    const transactions = warmTrip.routeOperations.filter(
+      (operation) => operation === 'TransactWriteItems',
+    ).length;
+    const ok = transactions === TARGETS.warmWriteTransactions && overhead === 0;
+    const why = [
+      transactions === TARGETS.warmWriteTransactions ? '' : `${transactions} TransactWriteItems`,
+      overhead === 0 ? '' : 'auth or rate limit hit DynamoDB warm',
+    ]
+      .filter(Boolean)
+      .join('; ');
+    return { ok, target: `${TARGETS.warmWriteTransactions} TransactWriteItems, A0 R0`, why };
+  }
   const ok = overhead === 0;
-  return { ok, target: 'A0 R0', why: ok ? '' : 'auth or rate limit hit DynamoDB warm' };
+  return {
+    ok,
+    target: result.target === 'bulk' ? 'A0 R0 (scales with ids)' : 'A0 R0',
+    why: ok ? '' : 'auth or rate limit hit DynamoDB warm',
+  };
 }
 if (trips) {
   const rows = trips.results.map((result) => {

@@ -76,11 +76,11 @@ describe('bulk close', () => {
       '/api/conversations/bulk-close',
       {
         token: tenant.apiKey,
-        body: { conversationIds: [a, foreign, b] },
+        body: { conversationIds: [a, foreign, b, 'not-a-uuid'] },
       },
     );
     expect(refused.status).toBe(404);
-    expect(refused.body.error.details.ids).toEqual([foreign]);
+    expect(refused.body.error.details.ids).toEqual([foreign, 'not-a-uuid']);
     expect(
       (await call<Conversation>('GET', `/api/conversations/${a}`, { token: tenant.apiKey })).body.status,
     ).toBe('open');
@@ -218,8 +218,11 @@ describe('bulk delete', () => {
       expect(second.batchItemFailures).toEqual([]);
       expect((await storedMessages(id)).every((item) => item.deletedAt)).toBe(true);
       expect(handedOver).toHaveLength(1);
-      // A poison message fails alone, to be retried and then dead-lettered.
+      // A poison message fails alone, to be retried and then dead-lettered (its error log is expected).
+      const { log } = await import('../../shared/logger');
+      const quiet = vi.spyOn(log, 'error').mockImplementation(() => undefined);
       const poison = await handler({ Records: [sqsRecord({ nonsense: true })] }, lambdaContext('purge'));
+      quiet.mockRestore();
       expect(poison.batchItemFailures).toHaveLength(1);
     } finally {
       send.mockRestore();

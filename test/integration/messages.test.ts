@@ -254,6 +254,13 @@ describe('read state', () => {
         })
       ).status,
     ).toBe(403);
+    const unknown = crypto.randomUUID();
+    const missing = await call('PATCH', here('/messages/unread-bulk'), {
+      token: tenant.apiKey,
+      body: { messageIds: [ids[0], unknown, 'not-a-uuid'] },
+    });
+    expect(missing.status).toBe(404);
+    expect(errorOf(missing).details?.ids).toEqual([unknown, 'not-a-uuid']);
     const tooMany = Array.from({ length: 501 }, () => crypto.randomUUID());
     expect(
       (
