@@ -4,6 +4,7 @@ import { conversationRoutes } from './conversations/routes';
 import { eventRoutes } from './events/routes';
 import { identityRoutes } from './identity/routes';
 import { platformRoutes } from './platform/routes';
+import { webhookRoutes } from './webhooks/routes';
 import { widgetRoutes } from './widget/routes';
 
 export interface RouteGroup {
@@ -40,6 +41,11 @@ export function routeTable(): readonly RouteGroup[] {
       routes: conversationRoutes,
     },
     { name: 'events', description: 'the events feed', routes: eventRoutes },
+    {
+      name: 'webhooks',
+      description: 'webhook registrations, deliveries, retries, secret rotation',
+      routes: webhookRoutes,
+    },
   ];
   return table;
 }

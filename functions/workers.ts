@@ -23,6 +23,20 @@ export interface WorkerDefinition {
 
 export const workerDefinitions: readonly WorkerDefinition[] = [
   {
+    name: 'webhook-fanout',
+    description: 'turns each committed domain event into one delivery per subscribed webhook',
+    source: { kind: 'stream', batchSize: 100, entities: ['event'] },
+    timeoutSeconds: 60,
+    sendsTo: ['webhook-deliveries'],
+  },
+  {
+    name: 'webhook-delivery',
+    description: 'signs and POSTs one delivery attempt, records it, schedules the next on failure',
+    source: { kind: 'queue', queue: 'webhook-deliveries', batchSize: 10 },
+    timeoutSeconds: 30,
+    sendsTo: ['webhook-deliveries'],
+  },
+  {
     name: 'conversation-deletions',
     description: 'hands each newly soft-deleted conversation to the purge queue',
     source: { kind: 'stream', batchSize: 100, entities: ['conversation'] },

@@ -29,6 +29,16 @@ function platformAdminTokenHash(): string | undefined {
   return undefined;
 }
 
+/** Seconds between webhook attempts; n delays mean n + 1 attempts. */
+function retrySchedule(raw: string | undefined): readonly number[] {
+  if (raw === undefined || raw.trim() === '') return [30, 120, 600, 3600, 21600, 86400];
+  const delays = raw.split(',').map((part) => Number(part.trim()));
+  if (delays.some((delay) => !Number.isInteger(delay) || delay < 0)) {
+    throw new Error(`WEBHOOK_RETRY_SCHEDULE must be comma-separated whole seconds, got "${raw}"`);
+  }
+  return delays;
+}
+
 export const config = {
   serviceVersion: env.SERVICE_VERSION ?? '0.1.0',
   tableName: required('TABLE_NAME', 'conversation-service'),
@@ -42,6 +52,9 @@ export const config = {
   operatorSessionTtlHours: integer('OPERATOR_SESSION_TTL_HOURS', 12),
   visitorTokenTtlHours: integer('VISITOR_TOKEN_TTL_HOURS', 24 * 30),
   maxBodyBytes: 256 * 1024,
+  /** `host:port` pairs webhooks may target over plain HTTP and without the public-address check. */
+  webhookAllowedTargets: env.WEBHOOK_ALLOWED_TARGETS ?? '',
+  webhookRetrySchedule: retrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
 } as const;
 
 export type Config = typeof config;

@@ -11,6 +11,8 @@ export interface LocalStackOptions {
   platformAdminToken?: string | undefined;
   /** Extra environment for the functions (rate limits, schedules…); wins over defaults. */
   env?: Record<string, string>;
+  /** Run the queue and stream consumers (default). A second stack on the same emulators leaves them to the first. */
+  runWorkers?: boolean;
   progress?: Progress;
 }
 
@@ -94,7 +96,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const { workerDefinitions } = await import('../../functions/workers');
     const { startWorkers } = await import('./workers');
     const consumers = await startWorkers({
-      workers: workerDefinitions,
+      workers: options.runWorkers === false ? [] : workerDefinitions,
       sqsEndpoint: sqs,
       dynamodbEndpoint: dynamodb,
       queues: queues.byName,

@@ -42,7 +42,10 @@ const groupNeeds: Partial<
     string,
     { queues?: readonly QueueName[]; buckets?: readonly [BucketName, 'read' | 'write' | 'readWrite'][] }
   >
-> = {};
+> = {
+  // Test deliveries and manual retries queue their attempt directly.
+  webhooks: { queues: ['webhook-deliveries'] },
+};
 
 /** API Gateway's own errors, in the contract's envelope. */
 const gatewayErrors: readonly [ResponseType, string, string?][] = [
@@ -136,6 +139,10 @@ export class ServiceStack extends Stack {
       description: 'HMAC key for pagination cursors; rotating it invalidates outstanding cursors',
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
     });
+    const webhookSecretsKey = new Secret(this, 'WebhookSecretsKey', {
+      description: 'Seals webhook signing secrets at rest (AES-256-GCM key derived with SHA-256)',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+    });
     const adminTokenHash = new CfnParameter(this, 'PlatformAdminTokenSha256', {
       type: 'String',
       noEcho: true,
@@ -147,6 +154,7 @@ export class ServiceStack extends Stack {
       SERVICE_VERSION: packageJson.version,
       // A dynamic reference: CloudFormation resolves it at deploy time, the template never holds the key.
       CURSOR_SIGNING_KEY: cursorSigningKey.secretValue.unsafeUnwrap(),
+      WEBHOOK_SECRETS_KEY: webhookSecretsKey.secretValue.unsafeUnwrap(),
       PLATFORM_ADMIN_TOKEN_SHA256: adminTokenHash.valueAsString,
       ...(props.rateLimitPerMinute && { RATE_LIMIT_PER_MINUTE: String(props.rateLimitPerMinute) }),
       ...(props.authCacheTtlMs && { AUTH_CACHE_TTL_MS: String(props.authCacheTtlMs) }),

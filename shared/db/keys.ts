@@ -129,6 +129,21 @@ export const keys = {
   }),
   teamExists: (orgId: string, teamId: string): Key => ({ pk: org(orgId), sk: `TEAM#${teamId}` }),
 
+  /** An organization's webhooks: one small partition, so the list and the fan-out are one Query. */
+  webhook: (orgId: string, webhookId: string): Key => ({
+    pk: `${org(orgId)}#WEBHOOKS`,
+    sk: `WEBHOOK#${webhookId}`,
+  }),
+  webhooksPartition: (orgId: string) => `${org(orgId)}#WEBHOOKS`,
+  webhookPrefix: 'WEBHOOK#',
+  /** Deliveries of one webhook, newest first by UUIDv7 id; they expire with the events (35 days). */
+  delivery: (orgId: string, webhookId: string, deliveryId: string): Key => ({
+    pk: `${org(orgId)}#WEBHOOK#${webhookId}#DELIVERIES`,
+    sk: `DELIVERY#${deliveryId}`,
+  }),
+  deliveriesPartition: (orgId: string, webhookId: string) => `${org(orgId)}#WEBHOOK#${webhookId}#DELIVERIES`,
+  deliveryPrefix: 'DELIVERY#',
+
   idempotency: (orgId: string, idempotencyKey: string): Key => ({
     pk: `${org(orgId)}#IDEMPOTENCY#${idempotencyKey}`,
     sk: 'IDEMPOTENCY',

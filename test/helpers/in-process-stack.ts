@@ -23,6 +23,8 @@ export function useInProcessStack(): { advance(ms: number): void; reset(): void 
     const stack = await startLocalStack({
       port: 0,
       seedDemo: false,
+      // The global stack's consumers serve the shared queues and stream; two sets would race.
+      runWorkers: false,
       platformAdminToken: inject('platformAdminToken'),
       env: { CURSOR_SIGNING_KEY: inject('cursorSigningKey') },
     });

@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { safeParse, toJSONSchema } from 'zod/v4/core';
 import { allRoutes } from '../../functions/routes';
 import type { AnyRoute } from '../../shared/http/route';
@@ -39,6 +39,25 @@ beforeAll(async () => {
     token: tenant.apiKey,
     body: { visitorId: visitor.visitor.id },
   });
+  const hookUrl = `http://127.0.0.1:${inject('webhookTestPorts').at(-1)}/schema-check`;
+  const hook = await call<{ id: string }>('POST', '/api/webhooks', {
+    token: tenant.apiKey,
+    body: { url: hookUrl, events: ['note.created'] },
+  });
+  const hookPath = `/api/webhooks/${hook.body.id}`;
+  const doomed = await call<{ id: string }>('POST', '/api/webhooks', {
+    token: tenant.apiKey,
+    body: { url: hookUrl, events: ['note.deleted'] },
+  });
+  const tested = await call<{ id: string }>('POST', `${hookPath}/test`, { token: tenant.apiKey });
+  // Nothing listens on that port: after its two quick retries the delivery is failed, and retryable.
+  for (let i = 0; i < 100; i++) {
+    const history = await call<{ data: { id: string; status: string }[] }>('GET', `${hookPath}/deliveries`, {
+      token: tenant.apiKey,
+    });
+    if (history.body.data.some((entry) => entry.id === tested.body.id && entry.status === 'failed')) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
   const admin = platformToken();
   const orgPath = `/api/admin/organizations/${tenant.orgId}`;
   const key = await call<{ id: string }>('POST', `${orgPath}/api-keys`, {
@@ -84,6 +103,28 @@ beforeAll(async () => {
       },
     ],
     ['GET /api/me', { token: tenant.apiKey, path: '/api/me' }],
+    ['GET /api/webhooks', { token: tenant.apiKey, path: '/api/webhooks' }],
+    [
+      'POST /api/webhooks',
+      {
+        token: tenant.adminSession,
+        path: '/api/webhooks',
+        body: { url: hookUrl, events: ['message.created'] },
+      },
+    ],
+    ['GET /api/webhooks/events', { token: tenant.apiKey, path: '/api/webhooks/events' }],
+    [
+      'PATCH /api/webhooks/{id}',
+      { token: tenant.apiKey, path: hookPath, body: { events: ['note.created', 'note.deleted'] } },
+    ],
+    ['POST /api/webhooks/{id}/rotate-secret', { token: tenant.apiKey, path: `${hookPath}/rotate-secret` }],
+    ['POST /api/webhooks/{id}/test', { token: tenant.apiKey, path: `${hookPath}/test` }],
+    ['GET /api/webhooks/{id}/deliveries', { token: tenant.apiKey, path: `${hookPath}/deliveries` }],
+    [
+      'POST /api/webhooks/{id}/deliveries/{deliveryId}/retry',
+      { token: tenant.apiKey, path: `${hookPath}/deliveries/${tested.body.id}/retry` },
+    ],
+    ['DELETE /api/webhooks/{id}', { token: tenant.apiKey, path: `/api/webhooks/${doomed.body.id}` }],
     ['GET /api/events', { token: tenant.apiKey, path: '/api/events?types=conversation.created' }],
     ['GET /api/conversations', { token: tenant.apiKey, path: '/api/conversations' }],
     [

@@ -1,0 +1,164 @@
+import { config } from '../../shared/config';
+import { webhooks } from '../../shared/db/webhooks';
+import { NotFoundError, ValidationError } from '../../shared/http/errors';
+import { created, ok, route } from '../../shared/http/route';
+import { pageOf, successResult } from '../../shared/schemas/common';
+import {
+  createdWebhook,
+  createWebhookBody,
+  eventCatalog,
+  updateWebhookBody,
+  webhook,
+  webhookList,
+  webhookListQuery,
+  webhookParams,
+} from '../../shared/schemas/webhook';
+import * as z from '../../shared/schemas/zod';
+import { generateSecret, isValidSecret } from '../../shared/webhooks/signing';
+import { checkTarget, parseAllowedTargets } from '../../shared/webhooks/targets';
+
+const allowed = parseAllowedTargets(config.webhookAllowedTargets);
+
+/** HTTPS, and every address the host resolves to public (or an allow-listed development target). */
+async function checkedUrl(url: string): Promise<string> {
+  const checked = await checkTarget(url, { allowed });
+  if (!checked.ok) {
+    throw ValidationError.field('url', 'The URL must be HTTPS and resolve only to public addresses', {
+      reason: checked.reason,
+    });
+  }
+  return checked.url.toString();
+}
+
+const TARGET_RULES =
+  'The URL must be `https` and every address its host resolves to public (no loopback, private, link-local, CGNAT, multicast, metadata, IPv4-mapped or unique-local IPv6); the same check runs again when each delivery connects, and redirects are never followed. `WEBHOOK_ALLOWED_TARGETS` (host:port pairs) admits development targets, over http too.';
+
+export const createWebhook = route({
+  method: 'POST',
+  path: '/api/webhooks',
+  operationId: 'createWebhook',
+  summary: 'Register a webhook',
+  description: `${TARGET_RULES} Without \`secret\` a Standard Webhooks secret (\`whsec_…\`) is generated and returned once, in \`secret\`; a supplied secret must have that form and is never echoed. Secrets are stored encrypted.`,
+  tag: 'Webhooks',
+  scope: 'webhooks:write',
+  adminOnly: true,
+  callers: ['apiKey', 'operator'],
+  body: createWebhookBody,
+  response: {
+    status: 201,
+    schema: createdWebhook,
+    description: 'The webhook (with the generated secret, if any)',
+  },
+  handle: async ({ caller, body }) => {
+    if (body.secret !== undefined && !isValidSecret(body.secret)) {
+      throw ValidationError.field(
+        'secret',
+        'A secret is "whsec_" followed by the base64 of at least 24 bytes',
+      );
+    }
+    const url = await checkedUrl(body.url);
+    const secret = body.secret ?? generateSecret();
+    const registered = await webhooks.create(caller.orgId, { url, events: body.events, secret });
+    return created(body.secret === undefined ? { ...registered, secret } : registered);
+  },
+});
+
+export const listWebhooks = route({
+  method: 'GET',
+  path: '/api/webhooks',
+  operationId: 'listWebhooks',
+  summary: 'List webhooks',
+  description: 'Offset page (`offset` 0, `limit` 20 by default, at most 100). Secrets are never listed.',
+  tag: 'Webhooks',
+  scope: 'webhooks:read',
+  callers: ['apiKey', 'operator'],
+  query: webhookListQuery,
+  response: { status: 200, schema: webhookList, description: 'A page of webhooks' },
+  handle: async ({ caller, query }) => {
+    const all = (await webhooks.all(caller.orgId)).map(webhooks.toWebhook);
+    return ok(pageOf(all, query.offset, query.limit));
+  },
+});
+
+export const listWebhookEvents = route({
+  method: 'GET',
+  path: '/api/webhooks/events',
+  operationId: 'listWebhookEvents',
+  summary: 'Subscribable events',
+  tag: 'Webhooks',
+  scope: 'webhooks:read',
+  callers: ['apiKey', 'operator'],
+  response: {
+    status: 200,
+    schema: z.object({ events: z.array(z.object({ event: z.string(), description: z.string() })) }),
+    description: 'The event catalog',
+  },
+  handle: async () => ok({ events: [...eventCatalog] }),
+});
+
+export const updateWebhook = route({
+  method: 'PATCH',
+  path: '/api/webhooks/{id}',
+  operationId: 'updateWebhook',
+  summary: 'Update a webhook',
+  description: `Any of \`url\`, \`events\`, \`active\`. ${TARGET_RULES}`,
+  tag: 'Webhooks',
+  scope: 'webhooks:write',
+  adminOnly: true,
+  callers: ['apiKey', 'operator'],
+  params: webhookParams,
+  body: updateWebhookBody,
+  response: { status: 200, schema: webhook, description: 'The webhook after the change' },
+  errors: [404],
+  handle: async ({ caller, params, body }) => {
+    const url = body.url === undefined ? undefined : await checkedUrl(body.url);
+    const updated = await webhooks.update(caller.orgId, params.id, {
+      url,
+      events: body.events ? [...new Set(body.events)] : undefined,
+      active: body.active,
+    });
+    if (!updated) throw new NotFoundError('Webhook not found');
+    return ok(updated);
+  },
+});
+
+export const deleteWebhook = route({
+  method: 'DELETE',
+  path: '/api/webhooks/{id}',
+  operationId: 'deleteWebhook',
+  summary: 'Delete a webhook',
+  description: 'Stops its pending deliveries at once: every attempt reads the webhook first.',
+  tag: 'Webhooks',
+  scope: 'webhooks:write',
+  adminOnly: true,
+  callers: ['apiKey', 'operator'],
+  params: webhookParams,
+  response: { status: 200, schema: successResult, description: 'Deleted' },
+  errors: [404],
+  handle: async ({ caller, params }) => {
+    if (!(await webhooks.remove(caller.orgId, params.id))) throw new NotFoundError('Webhook not found');
+    return ok({ success: true });
+  },
+});
+
+export const rotateWebhookSecret = route({
+  method: 'POST',
+  path: '/api/webhooks/{id}/rotate-secret',
+  operationId: 'rotateWebhookSecret',
+  summary: 'Rotate the signing secret',
+  description:
+    'Returns the new secret, once. For 24 hours deliveries carry two signatures (new and old, space-separated), so receivers can switch without missing one.',
+  tag: 'Webhooks',
+  scope: 'webhooks:write',
+  adminOnly: true,
+  callers: ['apiKey', 'operator'],
+  params: webhookParams,
+  response: { status: 200, schema: z.object({ secret: z.string() }), description: 'The new secret' },
+  errors: [404],
+  handle: async ({ caller, params }) => {
+    const secret = generateSecret();
+    if (!(await webhooks.rotate(caller.orgId, params.id, secret)))
+      throw new NotFoundError('Webhook not found');
+    return ok({ secret });
+  },
+});

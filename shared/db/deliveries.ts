@@ -1,0 +1,182 @@
+import { createHash } from 'node:crypto';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { clock } from '../clock';
+import type { Delivery } from '../schemas/webhook';
+import { delivery as deliverySchema } from '../schemas/webhook';
+import { db, tableName, ttlSeconds } from './client';
+import { isConditionFailure } from './errors';
+import { keys } from './keys';
+import { pickShape } from './project';
+
+export type { Delivery };
+
+/** Deliveries live as long as the events they carry. */
+const RETENTION_MS = 35 * 24 * 3_600_000;
+
+export interface StoredDelivery extends Delivery {
+  orgId: string;
+  /** The exact body sent on every attempt: retries repeat it byte for byte. */
+  payload: string;
+}
+
+export const toDelivery = (item: object): Delivery => pickShape(deliverySchema.shape, item);
+
+function storedOf(item: Record<string, unknown>): StoredDelivery {
+  return { ...toDelivery(item), orgId: String(item.orgId), payload: String(item.payload) };
+}
+
+/**
+ * The delivery of an event to a webhook has one id, whoever computes it: a UUIDv7 with the event's
+ * milliseconds and bits of SHA-256(webhook, event). A stream batch delivered twice therefore
+ * creates no second delivery.
+ */
+export function deliveryIdFor(webhookId: string, eventId: string): string {
+  const digest = createHash('sha256').update(`${webhookId}:${eventId}`).digest();
+  const bytes = Buffer.alloc(16);
+  Buffer.from(eventId.replaceAll('-', '').slice(0, 12), 'hex').copy(bytes, 0);
+  digest.copy(bytes, 6, 0, 10);
+  bytes[6] = 0x70 | ((bytes[6] ?? 0) & 0x0f);
+  bytes[8] = 0x80 | ((bytes[8] ?? 0) & 0x3f);
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+export const deliveries = {
+  /** Creates the delivery unless it exists; true when this call created it. */
+  async create(delivery: StoredDelivery): Promise<boolean> {
+    try {
+      await db.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: {
+            ...keys.delivery(delivery.orgId, delivery.webhookId, delivery.id),
+            entity: 'delivery',
+            ...delivery,
+            expiresAt: ttlSeconds(clock.nowMs() + RETENTION_MS),
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  },
+
+  async get(orgId: string, webhookId: string, deliveryId: string): Promise<StoredDelivery | undefined> {
+    const { Item } = await db.send(
+      new GetCommand({
+        TableName: tableName,
+        Key: keys.delivery(orgId, webhookId, deliveryId),
+        ConsistentRead: true,
+      }),
+    );
+    return Item ? storedOf(Item) : undefined;
+  },
+
+  /** Newest first, an offset page, with the total from a parallel count. */
+  async list(orgId: string, webhookId: string, offset: number, limit: number) {
+    const query = {
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      FilterExpression: 'expiresAt > :now',
+      ExpressionAttributeValues: {
+        ':pk': keys.deliveriesPartition(orgId, webhookId),
+        ':prefix': keys.deliveryPrefix,
+        ':now': ttlSeconds(clock.nowMs()),
+      },
+    };
+    const readPage = async () => {
+      const items: Record<string, unknown>[] = [];
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await db.send(
+          new QueryCommand({
+            ...query,
+            ScanIndexForward: false,
+            Limit: offset + limit,
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        items.push(...(page.Items ?? []));
+        startKey = page.LastEvaluatedKey;
+      } while (startKey && items.length < offset + limit);
+      return items.slice(offset, offset + limit).map(toDelivery);
+    };
+    const count = async () => {
+      let total = 0;
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await db.send(
+          new QueryCommand({ ...query, Select: 'COUNT', ExclusiveStartKey: startKey }),
+        );
+        total += page.Count ?? 0;
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+      return total;
+    };
+    const [data, totalItems] = await Promise.all([readPage(), count()]);
+    return { data, totalItems };
+  },
+
+  /**
+   * Records an attempt only if no other attempt was recorded since it started (a duplicate SQS
+   * message does not count twice). False when another attempt got there first.
+   */
+  async recordAttempt(
+    current: StoredDelivery,
+    outcome: Pick<Delivery, 'status' | 'responseStatus' | 'error' | 'lastAttemptAt' | 'nextAttemptAt'>,
+  ): Promise<boolean> {
+    try {
+      await db.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.delivery(current.orgId, current.webhookId, current.id),
+          UpdateExpression:
+            'SET #status = :status, attempts = :attempts, responseStatus = :responseStatus, #error = :error, lastAttemptAt = :lastAttemptAt, nextAttemptAt = :nextAttemptAt',
+          ConditionExpression: 'attempts = :seen',
+          ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
+          ExpressionAttributeValues: {
+            ':status': outcome.status,
+            ':attempts': current.attempts + 1,
+            ':responseStatus': outcome.responseStatus,
+            ':error': outcome.error,
+            ':lastAttemptAt': outcome.lastAttemptAt,
+            ':nextAttemptAt': outcome.nextAttemptAt,
+            ':seen': current.attempts,
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  },
+
+  /** A failed delivery goes back to pending for one more attempt; the reason when it cannot. */
+  async reopen(
+    orgId: string,
+    webhookId: string,
+    deliveryId: string,
+  ): Promise<'reopened' | 'missing' | 'not_failed'> {
+    try {
+      await db.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.delivery(orgId, webhookId, deliveryId),
+          UpdateExpression: 'SET #status = :pending, nextAttemptAt = :now',
+          ConditionExpression: '#status = :failed',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':pending': 'pending', ':failed': 'failed', ':now': clock.nowIso() },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return 'reopened';
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      return (error as { Item?: unknown }).Item ? 'not_failed' : 'missing';
+    }
+  },
+};

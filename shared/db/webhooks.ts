@@ -1,0 +1,175 @@
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { clock } from '../clock';
+import { uuidv7 } from '../ids';
+import type { Webhook } from '../schemas/webhook';
+import { webhook as webhookSchema } from '../schemas/webhook';
+import { openSecret, sealSecret } from '../webhooks/secret-box';
+import { db, tableName } from './client';
+import { isConditionFailure } from './errors';
+import { keys } from './keys';
+import { pickShape } from './project';
+
+export type { Webhook };
+
+/** After a rotation the previous secret keeps signing beside the new one this long. */
+export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
+
+const toWebhook = (item: object): Webhook => pickShape(webhookSchema.shape, item);
+
+export interface StoredWebhook extends Webhook {
+  secretSealed: string;
+  previousSecretSealed: string | null;
+  previousSecretExpiresAt: string | null;
+}
+
+function storedOf(item: Record<string, unknown>): StoredWebhook {
+  return {
+    ...toWebhook(item),
+    secretSealed: String(item.secretSealed),
+    previousSecretSealed: (item.previousSecretSealed as string | null | undefined) ?? null,
+    previousSecretExpiresAt: (item.previousSecretExpiresAt as string | null | undefined) ?? null,
+  };
+}
+
+/** The secrets that sign right now: the current one, and the previous one during its overlap. */
+export function activeSecrets(webhook: StoredWebhook, nowIso: string = clock.nowIso()): string[] {
+  const secrets = [openSecret(webhook.secretSealed)];
+  if (
+    webhook.previousSecretSealed &&
+    webhook.previousSecretExpiresAt &&
+    webhook.previousSecretExpiresAt > nowIso
+  ) {
+    secrets.push(openSecret(webhook.previousSecretSealed));
+  }
+  return secrets;
+}
+
+export const webhooks = {
+  toWebhook,
+
+  async create(
+    orgId: string,
+    input: { url: string; events: readonly string[]; secret: string },
+  ): Promise<Webhook> {
+    const now = clock.nowIso();
+    const created: StoredWebhook = {
+      id: uuidv7(),
+      url: input.url,
+      events: [...new Set(input.events)],
+      active: true,
+      createdAt: now,
+      updatedAt: now,
+      secretSealed: sealSecret(input.secret),
+      previousSecretSealed: null,
+      previousSecretExpiresAt: null,
+    };
+    await db.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: { ...keys.webhook(orgId, created.id), entity: 'webhook', ...created },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    return toWebhook(created);
+  },
+
+  /** Every webhook of the organization (a small set): one Query. */
+  async all(orgId: string, options: { consistent?: boolean } = {}): Promise<StoredWebhook[]> {
+    const found: StoredWebhook[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await db.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': keys.webhooksPartition(orgId), ':prefix': keys.webhookPrefix },
+          ConsistentRead: options.consistent ?? false,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of page.Items ?? []) found.push(storedOf(item));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return found;
+  },
+
+  async get(orgId: string, webhookId: string): Promise<StoredWebhook | undefined> {
+    const { Item } = await db.send(
+      new GetCommand({ TableName: tableName, Key: keys.webhook(orgId, webhookId), ConsistentRead: true }),
+    );
+    return Item ? storedOf(Item) : undefined;
+  },
+
+  /** Writes the given fields; undefined when there is no such webhook. */
+  async update(
+    orgId: string,
+    webhookId: string,
+    changes: Partial<Pick<Webhook, 'url' | 'events' | 'active'>>,
+  ) {
+    const fields = Object.entries({ ...changes, updatedAt: clock.nowIso() }).filter(
+      ([, value]) => value !== undefined,
+    );
+    try {
+      const { Attributes } = await db.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.webhook(orgId, webhookId),
+          UpdateExpression: `SET ${fields.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
+          ExpressionAttributeNames: Object.fromEntries(fields.map(([name], i) => [`#f${i}`, name])),
+          ExpressionAttributeValues: Object.fromEntries(fields.map(([, value], i) => [`:v${i}`, value])),
+          ConditionExpression: 'attribute_exists(pk)',
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return Attributes ? toWebhook(Attributes) : undefined;
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+  },
+
+  /** Deleting stops its pending deliveries at once: every attempt reads the webhook first. */
+  async remove(orgId: string, webhookId: string): Promise<boolean> {
+    try {
+      await db.send(
+        new DeleteCommand({
+          TableName: tableName,
+          Key: keys.webhook(orgId, webhookId),
+          ConditionExpression: 'attribute_exists(pk)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  },
+
+  /** The new secret signs from now on; the current one keeps signing beside it for 24 hours. */
+  async rotate(orgId: string, webhookId: string, secret: string): Promise<boolean> {
+    const current = await webhooks.get(orgId, webhookId);
+    if (!current) return false;
+    try {
+      await db.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.webhook(orgId, webhookId),
+          UpdateExpression:
+            'SET secretSealed = :next, previousSecretSealed = :previous, previousSecretExpiresAt = :until, updatedAt = :now',
+          ConditionExpression: 'secretSealed = :previous',
+          ExpressionAttributeValues: {
+            ':next': sealSecret(secret),
+            ':previous': current.secretSealed,
+            ':until': new Date(clock.nowMs() + ROTATION_OVERLAP_MS).toISOString(),
+            ':now': clock.nowIso(),
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      // Deleted or rotated concurrently: the caller reads again.
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  },
+};

@@ -1,0 +1,82 @@
+import { domainEventTypes } from '../db/events';
+import { isoInstant, offsetPage, offsetQuery, uuid } from './common';
+import * as z from './zod';
+
+/** What a webhook can subscribe to: every domain event of the outbox, and nothing else. */
+export const eventCatalog: readonly { event: string; description: string }[] = [
+  { event: 'conversation.created', description: 'A conversation was started' },
+  {
+    event: 'conversation.updated',
+    description: 'A conversation changed (status, priority, assignment, tags, metadata…)',
+  },
+  {
+    event: 'conversation.snoozed',
+    description: 'A conversation was snoozed; data.snoozeReason carries the reason',
+  },
+  { event: 'conversation.closed', description: 'A conversation was closed' },
+  { event: 'conversation.deleted', description: 'A conversation was deleted' },
+  { event: 'conversation.assigned', description: 'A conversation was assigned, transferred or unassigned' },
+  { event: 'message.created', description: 'A message was sent or received' },
+  { event: 'message.updated', description: 'A message was edited' },
+  { event: 'note.created', description: 'An internal note was added (never sent to visitors)' },
+  { event: 'note.deleted', description: 'An internal note was deleted' },
+];
+const eventName = z.enum(domainEventTypes as [string, ...string[]]);
+
+export const webhook = z.object({
+  id: uuid,
+  url: z.string(),
+  events: z.array(z.string()),
+  active: z.boolean(),
+  createdAt: isoInstant,
+  updatedAt: isoInstant,
+});
+export type Webhook = z.infer<typeof webhook>;
+
+export const createdWebhook = z.object({
+  ...webhook.shape,
+  /** Only when the service generated the secret: shown once, never again. */
+  secret: z.optional(z.string()),
+});
+
+const url = z.string().check(z.trim(), z.minLength(1), z.maxLength(2048));
+const events = z.array(eventName).check(z.minLength(1), z.maxLength(domainEventTypes.length));
+
+export const createWebhookBody = z.strictObject({
+  url,
+  events,
+  /** A Standard Webhooks secret (`whsec_` + base64 of ≥ 24 bytes); generated when omitted. */
+  secret: z.optional(z.string().check(z.maxLength(200))),
+});
+
+export const updateWebhookBody = z.strictObject({
+  url: z.optional(url),
+  events: z.optional(events),
+  active: z.optional(z.boolean()),
+});
+
+export const webhookList = offsetPage(webhook);
+export const webhookListQuery = z.strictObject(offsetQuery);
+
+export const deliveryStatus = z.enum(['pending', 'succeeded', 'failed']);
+
+export const delivery = z.object({
+  id: uuid,
+  webhookId: uuid,
+  eventId: uuid,
+  event: z.string(),
+  status: deliveryStatus,
+  attempts: z.int(),
+  responseStatus: z.nullable(z.int()),
+  error: z.nullable(z.string()),
+  createdAt: isoInstant,
+  lastAttemptAt: z.nullable(isoInstant),
+  nextAttemptAt: z.nullable(isoInstant),
+});
+export type Delivery = z.infer<typeof delivery>;
+
+export const deliveryList = offsetPage(delivery);
+export const deliveryListQuery = z.strictObject(offsetQuery);
+
+export const webhookParams = z.strictObject({ id: uuid });
+export const deliveryParams = z.strictObject({ id: uuid, deliveryId: uuid });
