@@ -1,10 +1,10 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
 import type { Actor } from '../conversations/actor';
 import { uuidv7 } from '../ids';
 import type { AssignmentEvent } from '../schemas/conversation';
-import { db, tableName } from './client';
+import { tableName } from './client';
 import { type AuditCategory, keys } from './keys';
+import { queryPrefix } from './query';
 import type { Write } from './transaction';
 
 /** An audit entry in the conversation's partition, written in the transaction of its change. */
@@ -46,32 +46,17 @@ export function assignmentEntry(
 
 /** The assignment and transfer entries of a conversation, oldest first: one Query. */
 export async function assignmentHistory(orgId: string, conversationId: string): Promise<AssignmentEvent[]> {
-  const events: AssignmentEvent[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: {
-          ':pk': keys.conversationPartition(orgId, conversationId),
-          ':prefix': keys.conversationAuditPrefix('ASSIGNMENT'),
-        },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      events.push({
-        id: String(item.id),
-        type: item.type as AssignmentEvent['type'],
-        fromOperatorId: (item.fromOperatorId as string | null) ?? null,
-        toOperatorId: (item.toOperatorId as string | null) ?? null,
-        teamId: (item.teamId as string | null) ?? null,
-        actor: item.actor as Actor,
-        at: String(item.at),
-      });
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return events;
+  const items = await queryPrefix(
+    keys.conversationPartition(orgId, conversationId),
+    keys.conversationAuditPrefix('ASSIGNMENT'),
+  );
+  return items.map((item) => ({
+    id: String(item.id),
+    type: item.type as AssignmentEvent['type'],
+    fromOperatorId: (item.fromOperatorId as string | null) ?? null,
+    toOperatorId: (item.toOperatorId as string | null) ?? null,
+    teamId: (item.teamId as string | null) ?? null,
+    actor: item.actor as Actor,
+    at: String(item.at),
+  }));
 }

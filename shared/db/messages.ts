@@ -7,6 +7,7 @@ import { decodeCursor, encodeCursor } from './cursor';
 import { eventItem } from './events';
 import { keys } from './keys';
 import { pickShape } from './project';
+import { queryPrefix } from './query';
 import type { Write } from './transaction';
 
 export type { Message };
@@ -198,19 +199,15 @@ export async function revisionsOf(
   conversationId: string,
   messageId: string,
 ): Promise<Revision[]> {
-  const { Items = [] } = await db.send(
-    new QueryCommand({
-      TableName: tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: {
-        ':pk': keys.conversationPartition(orgId, conversationId),
-        ':prefix': keys.revisionPrefix(messageId),
-      },
-    }),
+  const items = await queryPrefix(
+    keys.conversationPartition(orgId, conversationId),
+    keys.revisionPrefix(messageId),
   );
-  return Items.map((item) => ({
-    content: String(item.content),
-    editedAt: String(item.editedAt),
-    ...(item.editedBy ? { editedBy: String(item.editedBy) } : {}),
-  })).sort((a, b) => b.editedAt.localeCompare(a.editedAt));
+  return items
+    .map((item) => ({
+      content: String(item.content),
+      editedAt: String(item.editedAt),
+      ...(item.editedBy ? { editedBy: String(item.editedBy) } : {}),
+    }))
+    .sort((a, b) => b.editedAt.localeCompare(a.editedAt));
 }

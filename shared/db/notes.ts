@@ -1,5 +1,5 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
 import type { Actor } from '../conversations/actor';
 import { uuidv7 } from '../ids';
@@ -11,6 +11,7 @@ import { conversationLive } from './conversations';
 import { eventWrite, realtimeWrite } from './events';
 import { keys } from './keys';
 import { pickShape } from './project';
+import { queryPrefix } from './query';
 import { ConcurrentChangeError, transact, type Write } from './transaction';
 
 export type { Note };
@@ -113,26 +114,11 @@ export const notes = {
 
   /** Newest first (note ids are UUIDv7), at most 200: one Query, more only past 1 MB of notes. */
   async list(orgId: string, conversationId: string): Promise<Note[]> {
-    const found: Note[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await db.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: {
-            ':pk': keys.conversationPartition(orgId, conversationId),
-            ':prefix': keys.notePrefix,
-          },
-          ScanIndexForward: false,
-          Limit: NOTE_LIST_LIMIT - found.length,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of page.Items ?? []) found.push(toNote(item));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey && found.length < NOTE_LIST_LIMIT);
-    return found;
+    const items = await queryPrefix(keys.conversationPartition(orgId, conversationId), keys.notePrefix, {
+      newestFirst: true,
+      limit: NOTE_LIST_LIMIT,
+    });
+    return items.map(toNote);
   },
 
   /**

@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
 import { uuidv7 } from '../ids';
 import type { Webhook } from '../schemas/webhook';
@@ -8,6 +8,7 @@ import { db, tableName } from './client';
 import { isConditionFailure } from './errors';
 import { keys } from './keys';
 import { pickShape } from './project';
+import { queryPrefix } from './query';
 
 export type { Webhook };
 
@@ -75,22 +76,8 @@ export const webhooks = {
 
   /** Every webhook of the organization (a small set): one Query. */
   async all(orgId: string, options: { consistent?: boolean } = {}): Promise<StoredWebhook[]> {
-    const found: StoredWebhook[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await db.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': keys.webhooksPartition(orgId), ':prefix': keys.webhookPrefix },
-          ConsistentRead: options.consistent ?? false,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of page.Items ?? []) found.push(storedOf(item));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return found;
+    const items = await queryPrefix(keys.webhooksPartition(orgId), keys.webhookPrefix, options);
+    return items.map(storedOf);
   },
 
   async get(orgId: string, webhookId: string): Promise<StoredWebhook | undefined> {
