@@ -19,9 +19,19 @@ export interface WorkerDefinition {
   timeoutSeconds: number;
   /** Queues the worker sends to: CDK grants exactly these and sets their URLs. */
   sendsTo: readonly QueueName[];
+  /** Posts to WebSocket connections: CDK grants the Management API and sets REALTIME_ENDPOINT. */
+  pushesRealtime?: boolean;
 }
 
 export const workerDefinitions: readonly WorkerDefinition[] = [
+  {
+    name: 'realtime-push',
+    description: 'pushes each realtime notice to the open WebSocket connections of its audience',
+    source: { kind: 'stream', batchSize: 100, entities: ['realtime'] },
+    timeoutSeconds: 30,
+    sendsTo: [],
+    pushesRealtime: true,
+  },
   {
     name: 'webhook-fanout',
     description: 'turns each committed domain event into one delivery per subscribed webhook',
@@ -53,3 +63,6 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
 ];
 
 export const workerEntry = (name: string): string => `functions/workers/${name}.ts`;
+
+/** The WebSocket API's connection handler ($connect, $disconnect, $default). */
+export const realtimeConnectionsEntry = 'functions/realtime/handler.ts';

@@ -43,7 +43,7 @@ function editorId(caller: OrgCaller): string {
 }
 
 /** The edit, its revision (ring slot), `message.updated` and the realtime `message_edited` notice. */
-function editWrites(current: StoredMessage, edited: Message, editedBy: string): Write[] {
+function editWrites(current: StoredMessage, edited: Message, editedBy: string, visitorId: string): Write[] {
   const { orgId, conversationId, id } = current;
   return [
     {
@@ -91,6 +91,7 @@ function editWrites(current: StoredMessage, edited: Message, editedBy: string): 
             type: 'message_edited',
             audience: 'conversation',
             conversationId,
+            visitorId,
             payload: { conversationId, message: edited },
           }),
         },
@@ -134,7 +135,7 @@ export const editMessage = route({
         isEdited: true,
         editedAt: now,
       };
-      const writes = editWrites(current, edited, editorId(caller));
+      const writes = editWrites(current, edited, editorId(caller), conversation.visitorId);
       try {
         if (conversation.lastMessage?.id === current.id) {
           // The preview shows this message: it changes in the same transaction.

@@ -6,6 +6,7 @@ import { fallbackGroup, groupEntry, routeTable } from '../../functions/routes';
 import { compileTemplates } from '../../shared/http/router';
 import type { ApiHandler } from '../../shared/http/stack';
 import { lambdaContext, toProxyEvent } from './lambda-event';
+import { createRealtimeServer } from './realtime-server';
 
 /** API Gateway's own payload ceiling; the functions enforce the API's 256 KiB limit themselves. */
 const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
@@ -55,6 +56,7 @@ export async function startGateway(
   root: URL = pathToFileURL(`${process.cwd()}/`),
 ): Promise<LocalGateway> {
   const handlers = await loadHandlers(root);
+  const realtime = await createRealtimeServer(root);
   const groupOf = new Map<string, string>();
   for (const group of routeTable())
     for (const route of group.routes) groupOf.set(`${route.method} ${route.path}`, group.name);
@@ -63,6 +65,7 @@ export async function startGateway(
   );
 
   const server = createServer(async (request, response) => {
+    if (realtime.handle(request, response)) return;
     try {
       const url = new URL(request.url ?? '/', 'http://localhost');
       const body = await readBody(request);
@@ -94,11 +97,13 @@ export async function startGateway(
       send(response, gatewayError(502, 'INTERNAL_ERROR', 'An internal error occurred'));
     }
   });
+  server.on('upgrade', (request, socket, head) => void realtime.upgrade(request, socket, head));
   await listen(server, port, '127.0.0.1');
   const address = server.address();
   const boundPort = typeof address === 'object' && address ? address.port : port;
   // `localhost` may resolve to ::1 first: answer there too, still on loopback only.
   const ipv6 = createServer((request, response) => server.emit('request', request, response));
+  ipv6.on('upgrade', (request, socket, head) => void realtime.upgrade(request, socket, head));
   const ipv6Bound = await listen(ipv6, boundPort, '::1').then(
     () => true,
     () => false,
@@ -106,6 +111,7 @@ export async function startGateway(
   return {
     port: boundPort,
     close: async () => {
+      realtime.close();
       const servers = ipv6Bound ? [server, ipv6] : [server];
       await Promise.all(
         servers.map(

@@ -91,6 +91,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const { startGateway } = await import('./gateway');
     const gateway = await startGateway(options.port);
     const port = gateway.port;
+    // The push worker reaches connections through the same Management API shape as in AWS.
+    process.env.REALTIME_ENDPOINT = `http://127.0.0.1:${port}`;
     progress(`API listening on http://localhost:${port} (loopback only)`);
 
     const { workerDefinitions } = await import('../../functions/workers');

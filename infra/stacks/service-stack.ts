@@ -9,6 +9,8 @@ import {
   ResponseType,
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
+import { WebSocketApi, WebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import { WebSocketLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { Alarm, ComparisonOperator, type Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { AttributeType, Billing, StreamViewType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
@@ -19,7 +21,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { fallbackGroup, groupEntry, routeTable } from '../../functions/routes';
-import { workerDefinitions, workerEntry } from '../../functions/workers';
+import { realtimeConnectionsEntry, workerDefinitions, workerEntry } from '../../functions/workers';
 import packageJson from '../../package.json' with { type: 'json' };
 import { tableDefinition } from '../../shared/db/table';
 import { bucketDefinitions, deadLetterName, queueDefinitions } from '../../shared/resources';
@@ -214,6 +216,30 @@ export class ServiceStack extends Stack {
       );
     }
 
+    // The realtime channel: a WebSocket API whose routes all reach one connection handler.
+    const realtimeFunction = new ServiceFunction(this, 'RealtimeConnectionsFunction', {
+      entry: realtimeConnectionsEntry,
+      description: 'realtime WebSocket connections: authenticates and records them',
+      environment,
+    }).bindTable(table, 'readWrite');
+    Tags.of(realtimeFunction).add('service:realtime', 'connections');
+    const realtimeIntegration = (id: string) => new WebSocketLambdaIntegration(id, realtimeFunction);
+    const realtimeApi = new WebSocketApi(this, 'RealtimeApi', {
+      description: 'Realtime notices for operators and visitors',
+      connectRouteOptions: { integration: realtimeIntegration('RealtimeConnect') },
+      disconnectRouteOptions: { integration: realtimeIntegration('RealtimeDisconnect') },
+      defaultRouteOptions: { integration: realtimeIntegration('RealtimeDefault') },
+    });
+    const realtimeStage = new WebSocketStage(this, 'RealtimeStage', {
+      webSocketApi: realtimeApi,
+      stageName: 'v1',
+      autoDeploy: true,
+    });
+    alarms.push(
+      ['RealtimeConnectionsErrors', realtimeFunction.metricErrors(), 'Sum'],
+      ['RealtimeConnectionsThrottles', realtimeFunction.metricThrottles(), 'Sum'],
+    );
+
     for (const worker of workerDefinitions) {
       const workerId = pascal(worker.name);
       const fn = new ServiceFunction(this, `${workerId}Worker`, {
@@ -227,6 +253,10 @@ export class ServiceStack extends Stack {
         const queue = queues.get(name);
         if (!definition || !queue) throw new Error(`Worker ${worker.name}: no queue ${name}`);
         fn.bindQueue(queue, definition);
+      }
+      if (worker.pushesRealtime) {
+        fn.addEnvironment('REALTIME_ENDPOINT', realtimeStage.callbackUrl);
+        realtimeApi.grantManageConnections(fn);
       }
       const { source } = worker;
       if (source.kind === 'queue') {
@@ -295,6 +325,7 @@ export class ServiceStack extends Stack {
       });
     }
 
+    new CfnOutput(this, 'RealtimeUrl', { value: realtimeStage.url });
     new CfnOutput(this, 'ApiUrl', { value: api.url });
     new CfnOutput(this, 'TableName', { value: table.tableName });
   }

@@ -56,6 +56,8 @@ export function realtimeItem(
     type: RealtimeType;
     audience: 'operators' | 'conversation';
     conversationId: string;
+    /** The conversation's visitor, who also receives `conversation` notices. */
+    visitorId?: string;
     payload: unknown;
   },
 ) {

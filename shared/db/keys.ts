@@ -129,6 +129,15 @@ export const keys = {
   }),
   teamExists: (orgId: string, teamId: string): Key => ({ pk: org(orgId), sk: `TEAM#${teamId}` }),
 
+  /** Open realtime connections, by audience: every operator of the org, or one visitor (TTL 2 h). */
+  realtimeConnections: (orgId: string, audience: { visitorId?: string | undefined }) =>
+    audience.visitorId ? `${org(orgId)}#RT#VISITOR#${audience.visitorId}` : `${org(orgId)}#RT#OPERATORS`,
+  realtimeConnection: (partition: string, connectionId: string): Key => ({
+    pk: partition,
+    sk: `CONN#${connectionId}`,
+  }),
+  realtimeConnectionPrefix: 'CONN#',
+
   /** An organization's webhooks: one small partition, so the list and the fan-out are one Query. */
   webhook: (orgId: string, webhookId: string): Key => ({
     pk: `${org(orgId)}#WEBHOOKS`,

@@ -84,7 +84,12 @@ describe('functions', () => {
   });
 
   it('grants API Gateway one invoke permission per function, not one per method', () => {
-    expect(ofType('AWS::Lambda::Permission').length).toBeLessThanOrEqual(groupFunctions.size);
+    for (const { id } of groupFunctions.values()) {
+      const permissions = ofType('AWS::Lambda::Permission').filter(
+        ([, permission]) => referencedId(permission.Properties.FunctionName) === id,
+      );
+      expect(permissions.length, id).toBeLessThanOrEqual(1);
+    }
   });
 });
 
@@ -242,8 +247,9 @@ describe('operations', () => {
     const alarms = ofType('AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
     const count = (metricName: string) => alarms.filter((alarm) => alarm.MetricName === metricName).length;
     expect(count('5XXError')).toBe(1);
-    expect(count('Errors')).toBe(groupFunctions.size + workerDefinitions.length);
-    expect(count('Throttles')).toBe(groupFunctions.size + workerDefinitions.length);
+    // Every route group, every worker, and the realtime connection handler.
+    expect(count('Errors')).toBe(groupFunctions.size + workerDefinitions.length + 1);
+    expect(count('Throttles')).toBe(groupFunctions.size + workerDefinitions.length + 1);
     expect(count('ApproximateNumberOfMessagesVisible')).toBe(queueDefinitions.length);
     for (const alarm of alarms) {
       expect(alarm).toMatchObject({ Threshold: 0, ComparisonOperator: 'GreaterThanThreshold', Period: 300 });
@@ -254,5 +260,26 @@ describe('operations', () => {
     template.hasParameter('PlatformAdminTokenSha256', { NoEcho: true, AllowedPattern: '^[0-9a-fA-F]{64}$' });
     template.hasOutput('ApiUrl', {});
     template.hasOutput('TableName', {});
+    template.hasOutput('RealtimeUrl', {});
+  });
+});
+
+describe('realtime channel', () => {
+  it('routes $connect, $disconnect and $default to one connection handler, and lets the push worker post to connections', () => {
+    const routeKeys = ofType('AWS::ApiGatewayV2::Route').map(([, route]) =>
+      String(route.Properties.RouteKey),
+    );
+    expect(routeKeys.sort()).toEqual(['$connect', '$default', '$disconnect']);
+    const pushWorker = ofType('AWS::Lambda::Function').find(
+      ([, fn]) => tagValue(fn, WORKER_TAG) === 'realtime-push',
+    );
+    expect(pushWorker).toBeDefined();
+    const variables = (pushWorker?.[1].Properties.Environment as { Variables: Record<string, unknown> })
+      .Variables;
+    expect(variables.REALTIME_ENDPOINT).toBeDefined();
+    const grantsManage = ofType('AWS::IAM::Policy').some(([, policy]) =>
+      JSON.stringify(policy.Properties.PolicyDocument).includes('execute-api:ManageConnections'),
+    );
+    expect(grantsManage).toBe(true);
   });
 });

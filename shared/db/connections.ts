@@ -1,0 +1,53 @@
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { clock } from '../clock';
+import { db, tableName, ttlSeconds } from './client';
+import { keys } from './keys';
+import { queryPrefix } from './query';
+
+/** API Gateway closes a WebSocket after 2 hours at most: a connection record never outlives that. */
+const CONNECTION_TTL_MS = 2 * 3_600_000 + 5 * 60_000;
+
+export interface RealtimeConnection {
+  connectionId: string;
+  orgId: string;
+  kind: 'operator' | 'visitor';
+  /** The operator or visitor behind the connection. */
+  principalId: string;
+  connectedAt: string;
+}
+
+export const connections = {
+  async add(connection: RealtimeConnection): Promise<void> {
+    const partition = keys.realtimeConnections(connection.orgId, {
+      visitorId: connection.kind === 'visitor' ? connection.principalId : undefined,
+    });
+    await db.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: {
+          ...keys.realtimeConnection(partition, connection.connectionId),
+          entity: 'connection',
+          ...connection,
+          expiresAt: ttlSeconds(clock.nowMs() + CONNECTION_TTL_MS),
+        },
+      }),
+    );
+  },
+
+  /** Open connections of an audience; expired records (TTL deletion is lazy) are left out. */
+  async of(
+    orgId: string,
+    audience: { visitorId?: string | undefined },
+  ): Promise<(RealtimeConnection & { pk: string; sk: string })[]> {
+    const items = await queryPrefix(keys.realtimeConnections(orgId, audience), keys.realtimeConnectionPrefix);
+    const now = ttlSeconds(clock.nowMs());
+    return items
+      .filter((item) => Number(item.expiresAt) > now)
+      .map((item) => item as unknown as RealtimeConnection & { pk: string; sk: string });
+  },
+
+  /** A connection the gateway reports gone. */
+  async remove(key: { pk: string; sk: string }): Promise<void> {
+    await db.send(new DeleteCommand({ TableName: tableName, Key: key }));
+  },
+};
