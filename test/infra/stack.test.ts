@@ -274,9 +274,10 @@ describe('realtime channel', () => {
       ([, fn]) => tagValue(fn, WORKER_TAG) === 'realtime-push',
     );
     expect(pushWorker).toBeDefined();
-    const variables = (pushWorker?.[1].Properties.Environment as { Variables: Record<string, unknown> })
-      .Variables;
-    expect(variables.REALTIME_ENDPOINT).toBeDefined();
+    const environment = pushWorker?.[1].Properties.Environment as
+      | { Variables: Record<string, unknown> }
+      | undefined;
+    expect(environment?.Variables.REALTIME_ENDPOINT).toBeDefined();
     const grantsManage = ofType('AWS::IAM::Policy').some(([, policy]) =>
       JSON.stringify(policy.Properties.PolicyDocument).includes('execute-api:ManageConnections'),
     );
