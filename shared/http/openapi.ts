@@ -156,6 +156,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], version: string) {
         'Conventions: ids are UUIDs (v7), timestamps ISO 8601 UTC with milliseconds. Every response carries `X-Request-Id`, and errors carry the same value as `error.correlationId`. Unknown body fields are rejected (422). Cursor pages are `{ data, nextCursor }`; cursors are opaque, signed and bound to the organization and the listing. Responses carry `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`; a 429 carries `Retry-After`.',
         'Routing is decided before authentication: an unknown path is 404, a known path with another method 405. A path id that is not a UUID is 404.',
         'CORS: any origin may call (credentials travel in headers, never cookies); `OPTIONS` on a known path answers the preflight with its methods.',
+        'Realtime: operators and visitors connect a WebSocket with `?token=` their session or visitor token and receive `message_edited`, `note_invalidated` (operators only) and `conversation_snoozed` (operators only) notices; the protocol is described in docs/realtime.md.',
         'Warm instances cache a verified credential and its organization for 10 s: a revoked key or a changed organization takes effect at once on the instance that made the change and within 10 s everywhere.',
       ].join('\n\n'),
     },
