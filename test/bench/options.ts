@@ -69,6 +69,9 @@ export const functionEnv: Record<string, string> = {
   TABLE_NAME: 'bench-table',
   CURSOR_SIGNING_KEY: 'bench-cursor-signing-key',
   PLATFORM_ADMIN_TOKEN_SHA256: '0'.repeat(64),
+  // The stack binds it from Secrets Manager (64 random characters); without it the webhooks
+  // function refuses to load in Lambda.
+  WEBHOOK_SECRETS_KEY: 'bench-webhook-secrets-key-0123456789abcdefghijklmnopqrstuvwxyzABCD',
   POWERTOOLS_LOG_LEVEL: 'WARN',
   // The SDK's "Node < 22" notice: Lambda runs node22, so it is not part of a real cold start.
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',

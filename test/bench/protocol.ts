@@ -21,3 +21,120 @@ export interface WarmChainResult {
   failures: number;
   firstStatus: number;
 }
+
+/** Parent → phase 5's receiver process. */
+export type ReceiverRequest = { type: 'count' } | { type: 'report' } | { type: 'reset' };
+
+/** Phase 5's receiver process → parent. */
+export type ReceiverReply =
+  | { type: 'listening'; port: number }
+  | { type: 'count'; count: number }
+  | {
+      type: 'report';
+      /** Arrival instants, epoch ms with sub-ms precision. */
+      atMs: number[];
+      /** The `webhook-id` header (the event id) of each request. */
+      webhookIds: string[];
+      /** Request path of each request: one path per registered webhook. */
+      paths: string[];
+      /** The payload's `timestamp`, epoch ms (NaN when unreadable). */
+      eventMs: number[];
+      unparsable: number;
+      /** CPU time of the receiver process since it started. */
+      cpuMs: number;
+    };
+
+/** A latency distribution in milliseconds. */
+export interface MsDistribution {
+  count: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+export interface SigningResult {
+  bodyBytes: number;
+  warmup: number;
+  calls: number;
+  /** `signatureHeader(message, [secret])`: mean over every timed call. */
+  meanUs: number;
+  /** Mean per round (each round a fraction of `calls`): the spread says how stable the figure is. */
+  roundMeansUs: number[];
+  /** Cross-check: the bare `createHmac(key).update(content).digest('base64')` over the same content. */
+  hmacOnlyUs: number;
+  /** Cross-check: `webhookHeaders` (the signature plus the header object) as the worker calls it. */
+  headersUs: number;
+}
+
+/** One stage of the delivery pipeline, per delivery. */
+export interface Stage {
+  name: string;
+  what: string;
+  ms: MsDistribution;
+}
+
+/** A component's share of the throughput window. */
+export interface Component {
+  name: string;
+  detail: string;
+}
+
+export interface ThroughputResult {
+  webhooks: number;
+  conversations: number;
+  parallel: number;
+  expected: number;
+  received: number;
+  /** Distinct (webhook, event) pairs among what was received. */
+  distinct: number;
+  /** First request sent → every conversation answered. */
+  createMs: number;
+  /** First request sent → last delivery received (or the timeout). */
+  windowMs: number;
+  timedOut: boolean;
+  perSecond: number;
+  /** Receiver arrival − the event's `timestamp`. */
+  latency: MsDistribution;
+  /** The same, one conversation at a time (no backlog): the pipeline's own latency. */
+  idleLatency: MsDistribution;
+  /** CPU ms per delivery in the measured run: the service process, DynamoDB Local, the receiver. */
+  cpuPerDelivery: { service: number; dynamoDbLocal: number | undefined; receiver: number };
+  stages: Stage[];
+  components: Component[];
+  /** What bounds the rate, from the measurements above. */
+  findings: string[];
+  warmup: string;
+  /** DynamoDB Local alone, right after the run, on the same table: the local stack's ceiling. */
+  calibration?: Calibration;
+  /** The same pipeline with more delivery pollers (Lambda runs several batches at once). */
+  whatIf?: WhatIf;
+  /** Where the service process's CPU went, from a separate, shorter run under the sampling profiler. */
+  profile?: { deliveries: number; windowMs: number; shares: { where: string; ms: number }[] };
+}
+
+export interface Calibration {
+  concurrency: number;
+  writesPerSecond: number;
+  readsPerSecond: number;
+  /** Table calls per delivery during the measured run (API writes and fan-out reads included). */
+  writesPerDelivery: number;
+  readsPerDelivery: number;
+  /** 1 / (writes / writesPerSecond + reads / readsPerSecond): deliveries/s DynamoDB Local allows. */
+  ceilingPerSecond: number;
+}
+
+export interface WhatIf {
+  pollers: number;
+  expected: number;
+  received: number;
+  windowMs: number;
+  perSecond: number;
+  detail: string;
+}
+
+export interface WebhookDeliveryResult {
+  signing?: SigningResult;
+  signingError?: string;
+  throughput?: ThroughputResult;
+  throughputError?: string;
+}

@@ -5,6 +5,7 @@
  *
  * Standalone: `npx tsx test/bench/round-trips-main.ts`.
  */
+import { freePort } from '../../infra/local/ports';
 import { type LocalStack, startLocalStack } from '../../infra/local/stack';
 import { RESULT_MARKER } from './protocol';
 import { measureRoundTrips } from './round-trips';
@@ -31,14 +32,23 @@ let exitCode = 0;
 try {
   const started = Date.now();
   say('starting the local stack (DynamoDB Local, SQS/S3, SES, gateway)…');
+  // Webhooks of the scenarios point here: allow-listed, nothing listens, so attempts fail at once
+  // and, with one immediate retry, a delivery is `failed` within moments (the retry scenario needs that).
+  const deadWebhookPort = await freePort();
   stack = await startLocalStack({
     port: 0,
     seedDemo: true,
-    env: { POWERTOOLS_LOG_LEVEL: 'ERROR' },
+    env: {
+      POWERTOOLS_LOG_LEVEL: 'ERROR',
+      WEBHOOK_ALLOWED_TARGETS: `127.0.0.1:${deadWebhookPort}`,
+      WEBHOOK_RETRY_SCHEDULE: '0',
+    },
     progress: (line) => say(`  ${line}`),
   });
   say(`local stack ready in ${((Date.now() - started) / 1000).toFixed(1)} s at ${stack.baseUrl}`);
-  const report = await measureRoundTrips(stack, say);
+  const report = await measureRoundTrips(stack, say, {
+    deadWebhookTarget: `http://127.0.0.1:${deadWebhookPort}/hooks`,
+  });
   await stop();
   console.log(`${RESULT_MARKER}${JSON.stringify(report)}`);
 } catch (error) {

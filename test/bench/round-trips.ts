@@ -1,5 +1,6 @@
 import type { LocalStack } from '../../infra/local/stack';
 import { conversationScenarios } from './conversation-scenarios';
+import { webhookScenarios } from './webhook-scenarios';
 
 /** Why a request touched DynamoDB, by the code that sent the command. */
 export type Purpose = 'auth' | 'rate' | 'idempotency' | 'route';
@@ -91,9 +92,14 @@ const emptyTally = (): Tally => ({
   routeOperations: [],
 });
 
-/** Background work (stream and queue consumers, e.g. the purge after a bulk delete): not a request's. */
-function isBackground(stack: string): boolean {
-  return /functions[\\/]workers[\\/]|shared[\\/]db[\\/]purge/.test(stack);
+/**
+ * Background work (stream and queue consumers: the webhook fan-out and deliveries, the purge after a
+ * bulk delete…): not a request's. Named by its worker, for the report.
+ */
+function backgroundWorker(stack: string): string | undefined {
+  const worker = /functions[\\/]workers[\\/]([\w-]+)/.exec(stack)?.[1];
+  if (worker) return worker;
+  return /shared[\\/]db[\\/]purge/.test(stack) ? 'conversation-purge' : undefined;
 }
 
 /** The synchronous stack of the SDK's first middleware: it names the sending code (tsx maps it to .ts). */
@@ -158,6 +164,10 @@ function field(body: unknown, name: string): string {
 export async function measureRoundTrips(
   stack: LocalStack,
   log: (line: string) => void,
+  options: {
+    /** An allow-listed `http://127.0.0.1:<port>` where nothing listens (failed webhook deliveries). */
+    deadWebhookTarget: string;
+  },
 ): Promise<RoundTripReport> {
   // The same module instances the gateway's handlers use (same file URLs), imported after the stack
   // set the environment.
@@ -169,6 +179,7 @@ export async function measureRoundTrips(
   let current: Tally | undefined;
   let seen = 0;
   let background = 0;
+  const backgroundByWorker = new Map<string, number>();
   /** Commands (by their execution context) of the background workers. */
   const backgroundCommands = new WeakSet<object>();
   const shared = db.middlewareStack === dynamo.middlewareStack;
@@ -176,8 +187,10 @@ export async function measureRoundTrips(
     (next, context) => async (args) => {
       seen += 1;
       const stack = current ? captureStack() : '';
-      if (current && isBackground(stack)) {
+      const worker = current ? backgroundWorker(stack) : undefined;
+      if (current && worker) {
         background += 1;
+        backgroundByWorker.set(worker, (backgroundByWorker.get(worker) ?? 0) + 1);
         backgroundCommands.add(context);
       } else if (current) {
         const name = context.commandName ?? 'unknown';
@@ -399,6 +412,16 @@ export async function measureRoundTrips(
       nowMs: clock.nowMs,
     })),
   );
+  log('creating webhook fixtures (failed deliveries to retry: test events to a port where nothing listens)…');
+  scenarios.push(
+    ...(await webhookScenarios({
+      demo,
+      platform,
+      orgPath,
+      request: expectOk,
+      deadTarget: options.deadWebhookTarget,
+    })),
+  );
 
   const routes = routeTable().flatMap((group) =>
     group.routes.map((route) => `${route.method} ${route.path}`),
@@ -451,7 +474,13 @@ export async function measureRoundTrips(
     counterNote:
       'counted by an initialize-step middleware on the shared low-level client ' +
       '(the DocumentClient uses the same middleware stack, so each command counts once); ' +
-      `commands of the background workers (stream and queue consumers) are not counted: ${background} during the measurements`,
+      `commands of the background workers (stream and queue consumers) are not counted: ${background} during the measurements` +
+      (backgroundByWorker.size > 0
+        ? ` (${[...backgroundByWorker]
+            .sort((a, b) => b[1] - a[1])
+            .map(([name, count]) => `${name} ${count}`)
+            .join(', ')})`
+        : ''),
   };
 }
 

@@ -1,7 +1,9 @@
 /**
  * `npm run bench`: per function group, the minified bundle size, the cold import time against a
- * DocumentClient-only baseline, the warm in-process cost of the middleware chain, and DynamoDB
- * round trips per request against DynamoDB Local. Always exits 0; misses are marked ✗.
+ * DocumentClient-only baseline, the warm in-process cost of the middleware chain, DynamoDB round
+ * trips per request against DynamoDB Local, and webhook delivery (µs per signature; deliveries per
+ * second and event-to-delivery latency end to end on the local stack, to a local receiver). Always
+ * exits 0; misses are marked ✗.
  *
  * Each measurement that loads the functions runs in its own process: configuration is read once,
  * at import, and the phases need different environments.
@@ -13,7 +15,12 @@ import { join } from 'node:path';
 import { BASELINE, type Bundle, buildBundles } from './bundles';
 import { type ImportTiming, timeColdImports } from './cold-import';
 import { benchCacheRoot, cdkOptionsDrift, projectRoot } from './options';
-import { RESULT_MARKER, type WarmChainResult } from './protocol';
+import {
+  type MsDistribution,
+  RESULT_MARKER,
+  type WarmChainResult,
+  type WebhookDeliveryResult,
+} from './protocol';
 import { kb, MISS, mark, ms, PASS, progress, section, table, us, type Verdict } from './report';
 import {
   type EndpointResult,
@@ -30,6 +37,10 @@ const TARGETS = {
   warmReadTrips: 1,
   /** Single-conversation writes: the route's warm operations hold exactly this many transactions. */
   warmWriteTransactions: 1,
+  /** `signatureHeader`, one secret, ~1 KB body: mean µs per delivery. */
+  signingUs: 5,
+  /** Webhook deliveries per second end to end on the local stack (stream → fan-out → SQS → worker → receiver). */
+  deliveriesPerSecond: 2_000,
 };
 const IMPORT_RUNS = 7;
 
@@ -171,6 +182,20 @@ try {
 } catch (error) {
   tripsError = message(error);
   progress(`${MISS} round-trip count failed: ${tripsError}`);
+}
+
+// ── Phase 5: webhook delivery ────────────────────────────────────────────────────────────────────
+
+progress(
+  'webhook delivery: signing µs, then deliveries/s and latency on the local stack to a local receiver (child process)…',
+);
+let webhooks: WebhookDeliveryResult | undefined;
+let webhooksError: string | undefined;
+try {
+  webhooks = await runChild<WebhookDeliveryResult>('test/bench/webhook-delivery-main.ts', [], 210_000);
+} catch (error) {
+  webhooksError = message(error);
+  progress(`${MISS} webhook delivery failed: ${webhooksError}`);
 }
 
 await cleanUp();
@@ -414,9 +439,107 @@ if (trips) {
   verdicts.push({ what: 'round trips', ok: false, detail: tripsError ?? 'failed' });
 }
 
+section(
+  `5. Webhook delivery — signing ≤ ${TARGETS.signingUs} µs, ≥ ${TARGETS.deliveriesPerSecond.toLocaleString('en')} deliveries/s end to end`,
+);
+const seconds1 = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const latency = (d: MsDistribution) =>
+  `p50 ${Math.round(d.p50).toLocaleString('en')} ms, p99 ${Math.round(d.p99).toLocaleString('en')} ms, max ${Math.round(d.max).toLocaleString('en')} ms (${d.count.toLocaleString('en')} deliveries)`;
+/** The phase 5 targets, for the summary's closing lines. */
+const webhookMarks: string[] = [];
+const signing = webhooks?.signing;
+if (signing) {
+  const ok = signing.meanUs <= TARGETS.signingUs;
+  verdicts.push({ what: 'webhook signing µs (mean)', ok, detail: us(signing.meanUs) });
+  webhookMarks.push(`${mark(ok)} signing ${us(signing.meanUs)}`);
+  console.log(
+    `  (a) signatureHeader, one secret, ${signing.bodyBytes.toLocaleString('en')} B JSON body: mean ${us(signing.meanUs)} per delivery ${mark(ok)}` +
+      ` over ${signing.calls.toLocaleString('en')} calls after ${signing.warmup.toLocaleString('en')} warm-up` +
+      ` (rounds ${us(Math.min(...signing.roundMeansUs))} – ${us(Math.max(...signing.roundMeansUs))})`,
+  );
+  console.log(
+    `      cross-checks: bare createHmac(sha256).update().digest('base64') ${us(signing.hmacOnlyUs)};` +
+      ` webhookHeaders (signature + header object, as the worker calls it) ${us(signing.headersUs)}`,
+  );
+} else {
+  const why = webhooks?.signingError ?? webhooksError ?? 'failed';
+  console.log(`  (a) ${MISS} not measured: ${why}`);
+  verdicts.push({ what: 'webhook signing', ok: false, detail: why });
+  webhookMarks.push(`${MISS} signing not measured`);
+}
+const flow = webhooks?.throughput;
+if (flow) {
+  const ok = flow.perSecond >= TARGETS.deliveriesPerSecond && !flow.timedOut;
+  const complete = flow.distinct === flow.expected && flow.received === flow.distinct;
+  const bound = flow.findings.find((finding) => finding.startsWith('narrowest stage')) ?? '';
+  verdicts.push({
+    what: 'webhook deliveries/s end to end',
+    ok,
+    detail: `${flow.perSecond.toFixed(0)}/s (${flow.distinct.toLocaleString('en')} in ${seconds1(flow.windowMs)}); latency p50 ${Math.round(flow.latency.p50).toLocaleString('en')} ms, p99 ${Math.round(flow.latency.p99).toLocaleString('en')} ms${bound ? `; ${bound.replace(/;.*$/, '')}` : ''}`,
+  });
+  verdicts.push({
+    what: 'webhook deliveries complete, each once',
+    ok: complete,
+    detail: `${flow.distinct.toLocaleString('en')}/${flow.expected.toLocaleString('en')} distinct, ${(flow.received - flow.distinct).toLocaleString('en')} duplicates${flow.timedOut ? ', timed out' : ''}`,
+  });
+  webhookMarks.push(`${mark(ok)} ${flow.perSecond.toFixed(0)} deliveries/s`);
+  webhookMarks.push(
+    `${mark(complete)} ${flow.distinct.toLocaleString('en')}/${flow.expected.toLocaleString('en')} delivered once`,
+  );
+  webhookMarks.push(
+    `latency p50 ${seconds1(flow.latency.p50)} / p99 ${seconds1(flow.latency.p99)} (no backlog: p50 ${Math.round(flow.idleLatency.p50)} ms / p99 ${Math.round(flow.idleLatency.p99)} ms)`,
+  );
+  console.log(
+    `  (b) ${flow.webhooks} webhooks × ${flow.conversations} conversations (${flow.parallel} in parallel, POST /api/conversations) = ${flow.expected.toLocaleString('en')} deliveries:` +
+      ` ${flow.received.toLocaleString('en')} received, ${flow.distinct.toLocaleString('en')} distinct ${mark(complete)}, first request → last delivery ${seconds1(flow.windowMs)}` +
+      `${flow.timedOut ? ' (timed out)' : ''}`,
+  );
+  console.log(
+    `      ${flow.perSecond.toFixed(0)} deliveries/s ${mark(ok)} (target ≥ ${TARGETS.deliveriesPerSecond.toLocaleString('en')}/s); the API took ${seconds1(flow.createMs)} for the conversations; warm-up: ${flow.warmup}`,
+  );
+  console.log(`  (c) event timestamp → arrival at the receiver: ${latency(flow.latency)}`);
+  console.log(`      without a backlog (one conversation at a time): ${latency(flow.idleLatency)}`);
+  console.log('  per delivery, where the time goes (ms):');
+  console.log(
+    table(
+      ['stage', '>p50', '>p99', '>max', 'from → to'],
+      flow.stages.map((stage) => [
+        stage.name,
+        stage.ms.p50.toFixed(1),
+        stage.ms.p99.toFixed(1),
+        stage.ms.max.toFixed(1),
+        stage.what,
+      ]),
+    ),
+  );
+  console.log('  components during the run:');
+  for (const component of flow.components) console.log(`    ${component.name}: ${component.detail}`);
+  if (flow.profile) {
+    const busy = flow.profile.shares.filter((share) => share.where !== '(idle)');
+    const total = busy.reduce((sum, share) => sum + share.ms, 0);
+    console.log(
+      `  service process main thread by code, separate profiled run (${flow.profile.deliveries} deliveries in ${seconds1(flow.profile.windowMs)}; wall-clock samples, idle excluded):`,
+    );
+    console.log(
+      `    ${busy
+        .slice(0, 8)
+        .map((share) => `${share.where} ${((share.ms / total) * 100).toFixed(0)}%`)
+        .join(' · ')}`,
+    );
+  }
+  console.log('  what bounds the rate:');
+  for (const finding of flow.findings) console.log(`    - ${finding}`);
+} else {
+  const why = webhooks?.throughputError ?? webhooksError ?? 'failed';
+  console.log(`  (b) (c) ${MISS} not measured: ${why}`);
+  verdicts.push({ what: 'webhook deliveries/s', ok: false, detail: why });
+  webhookMarks.push(`${MISS} deliveries/s not measured`);
+}
+
 section('Summary');
 const misses = verdicts.filter((verdict) => !verdict.ok);
 for (const miss of misses) console.log(`  ${MISS} ${miss.what}: ${miss.detail}`);
+console.log(`  webhook delivery: ${webhookMarks.join(' · ')}`);
 const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
 console.log(
   misses.length === 0
