@@ -30,14 +30,16 @@ function afterFailure(delivery: StoredDelivery, manual: boolean, nowMs: number) 
   return { status: 'pending' as const, nextAttemptAt: new Date(nowMs + delaySeconds * 1000).toISOString() };
 }
 
-async function attempt(job: DeliveryJob): Promise<void> {
+type WebhookReader = (orgId: string, webhookId: string) => ReturnType<typeof webhooks.get>;
+
+async function attempt(job: DeliveryJob, webhookOf: WebhookReader): Promise<void> {
   if (job.notBefore && Date.parse(job.notBefore) > clock.nowMs()) {
     // A wait longer than SQS's 15-minute delay: back to the queue for the rest of it.
     await enqueueDelivery(job);
     return;
   }
   const [webhook, delivery] = await Promise.all([
-    webhooks.get(job.orgId, job.webhookId),
+    webhookOf(job.orgId, job.webhookId),
     deliveries.get(job.orgId, job.webhookId, job.deliveryId),
   ]);
   // A deleted webhook receives nothing more; a delivery already settled needs nothing.
@@ -93,8 +95,20 @@ async function attempt(job: DeliveryJob): Promise<void> {
  */
 export const handler = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
   log.beginRequest(context.awsRequestId);
+  // One strong read per webhook per batch: the batch's attempts all see the webhook as it is now,
+  // so a deletion or pause still stops every later batch.
+  const read = new Map<string, ReturnType<typeof webhooks.get>>();
+  const webhookOf: WebhookReader = (orgId, webhookId) => {
+    const key = `${orgId}/${webhookId}`;
+    let found = read.get(key);
+    if (!found) {
+      found = webhooks.get(orgId, webhookId);
+      read.set(key, found);
+    }
+    return found;
+  };
   const outcomes = await Promise.allSettled(
-    event.Records.map(async (record) => attempt(deliveryJob.parse(JSON.parse(record.body)))),
+    event.Records.map(async (record) => attempt(deliveryJob.parse(JSON.parse(record.body)), webhookOf)),
   );
   const batchItemFailures = outcomes.flatMap((outcome, i) => {
     if (outcome.status === 'fulfilled') return [];

@@ -24,6 +24,21 @@ export async function enqueueDelivery(job: DeliveryJob): Promise<void> {
 
 /** Creates a delivery record and queues its first attempt now. */
 export async function startDelivery(delivery: StoredDelivery): Promise<void> {
-  await deliveries.create(delivery);
-  await enqueueDelivery({ orgId: delivery.orgId, webhookId: delivery.webhookId, deliveryId: delivery.id });
+  await startDeliveries([delivery]);
+}
+
+/**
+ * Creates the delivery records, then queues their first attempts ten per SendMessageBatch. A
+ * record that already exists (a replayed stream batch) is queued again: at least once, and the
+ * attempt's own condition keeps a duplicate from counting twice.
+ */
+export async function startDeliveries(batch: readonly StoredDelivery[]): Promise<void> {
+  await Promise.all(batch.map((delivery) => deliveries.create(delivery)));
+  for (let start = 0; start < batch.length; start += 10) {
+    const jobs: DeliveryJob[] = batch
+      .slice(start, start + 10)
+      .map((delivery) => ({ orgId: delivery.orgId, webhookId: delivery.webhookId, deliveryId: delivery.id }));
+    const failed = await queues.sendBatch('webhook-deliveries', jobs);
+    if (failed.length) throw new Error(`${failed.length} delivery jobs were not queued`);
+  }
 }
