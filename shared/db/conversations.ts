@@ -34,14 +34,22 @@ const MAX_ATTEMPTS = 20;
 
 export const toConversation = (item: object): Conversation => pickShape(conversationSchema.shape, item);
 
+/** Every field of the stored state: the resource's, then the service's own (one pass, no spread). */
+const storedShape = {
+  ...conversationSchema.shape,
+  rev: true,
+  firstVisitorMessageAt: true,
+  deletedAt: true,
+  locale: true,
+};
+
 export function storedConversationOf(item: Record<string, unknown>): StoredConversation {
-  return {
-    ...toConversation(item),
-    rev: Number(item.rev ?? 1),
-    firstVisitorMessageAt: (item.firstVisitorMessageAt as string | null | undefined) ?? null,
-    deletedAt: (item.deletedAt as string | null | undefined) ?? null,
-    locale: (item.locale as StoredConversation['locale'] | undefined) ?? null,
-  };
+  const stored = pickShape<StoredConversation>(storedShape, item);
+  stored.rev ??= 1;
+  stored.firstVisitorMessageAt ??= null;
+  stored.deletedAt ??= null;
+  stored.locale ??= null;
+  return stored;
 }
 
 /** The stored item: every listing key follows from the state, and a deleted conversation has none. */

@@ -503,13 +503,11 @@ if (flow) {
   console.log(
     table(
       ['stage', '>p50', '>p99', '>max', 'from → to'],
-      flow.stages.map((stage) => [
-        stage.name,
-        stage.ms.p50.toFixed(1),
-        stage.ms.p99.toFixed(1),
-        stage.ms.max.toFixed(1),
-        stage.what,
-      ]),
+      flow.stages.map((stage) => {
+        // A stage the probe saw no sample of (e.g. no waiting at all) has no figures.
+        const ms = (value: number | null | undefined) => (typeof value === 'number' ? value.toFixed(1) : '–');
+        return [stage.name, ms(stage.ms.p50), ms(stage.ms.p99), ms(stage.ms.max), stage.what];
+      }),
     ),
   );
   console.log('  components during the run:');
