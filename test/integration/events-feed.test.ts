@@ -73,6 +73,11 @@ describe('GET /api/events', () => {
     expect(
       (await call('GET', '/api/events?types=conversation.exploded', { token: tenant.apiKey })).status,
     ).toBe(422);
+    const tooMany = await call<{ error: { details: { field: string } } }>('GET', '/api/events?limit=101', {
+      token: tenant.apiKey,
+    });
+    expect(tooMany.status).toBe(422);
+    expect(tooMany.body.error.details.field).toBe('limit');
     const narrow = await createApiKey(tenant.orgId, ['conversations:read']);
     expect((await call('GET', '/api/events', { token: narrow.key })).status).toBe(403);
     const reader = await createApiKey(tenant.orgId, ['webhooks:read']);
