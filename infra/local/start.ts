@@ -37,6 +37,7 @@ async function main(): Promise<void> {
     `Ready in ${((Date.now() - t0) / 1000).toFixed(1)} s — ${stack.baseUrl}`,
     `  API reference   ${stack.baseUrl}/api/docs`,
     `  OpenAPI         ${stack.baseUrl}/api/openapi.json`,
+    `  Realtime        ${stack.baseUrl.replace(/^http/, 'ws')}/realtime?token=<operator session or visitor token>`,
     `  Sent e-mail     ${stack.endpoints.ses}/store`,
     '',
     `PLATFORM_ADMIN_TOKEN=${stack.platformAdminToken}`,
