@@ -1,7 +1,7 @@
 import { BatchGetCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../../shared/clock';
 import { actorOf } from '../../shared/conversations/actor';
-import type { StoredConversation } from '../../shared/conversations/state';
+import { type StoredConversation, withChange } from '../../shared/conversations/state';
 import { auditWrite } from '../../shared/db/audit';
 import { db, tableName } from '../../shared/db/client';
 import { conversationItem, storedConversationOf, toConversation } from '../../shared/db/conversations';
@@ -91,12 +91,8 @@ async function applyToAll(
   return ids.length;
 }
 
-const bumped = (current: StoredConversation, changes: Partial<StoredConversation>): StoredConversation => ({
-  ...current,
-  ...changes,
-  version: current.version + 1,
-  updatedAt: clock.nowIso(),
-});
+const bumped = (current: StoredConversation, changes: Partial<StoredConversation>) =>
+  withChange(current, changes, clock.nowIso());
 
 export const bulkClose = route({
   method: 'POST',

@@ -1,6 +1,6 @@
 import { clock } from '../../shared/clock';
 import { actorOf } from '../../shared/conversations/actor';
-import type { LocaleSetting, StoredConversation } from '../../shared/conversations/state';
+import { type LocaleSetting, type StoredConversation, withChange } from '../../shared/conversations/state';
 import { assignmentHistory, auditWrite } from '../../shared/db/audit';
 import { conversations, toConversation } from '../../shared/db/conversations';
 import { eventWrite, realtimeWrite } from '../../shared/db/events';
@@ -21,12 +21,8 @@ import {
 import { accessRules, loadConversation } from './access';
 import { changeWrites } from './update-conversation';
 
-const bumped = (current: StoredConversation, changes: Partial<StoredConversation>): StoredConversation => ({
-  ...current,
-  ...changes,
-  version: current.version + 1,
-  updatedAt: clock.nowIso(),
-});
+const bumped = (current: StoredConversation, changes: Partial<StoredConversation>) =>
+  withChange(current, changes, clock.nowIso());
 
 const callerId = (caller: OrgCaller) => actorOf(caller).id;
 

@@ -1,6 +1,6 @@
 import { clock } from '../../shared/clock';
 import { actorOf } from '../../shared/conversations/actor';
-import type { StoredConversation } from '../../shared/conversations/state';
+import { type StoredConversation, withChange } from '../../shared/conversations/state';
 import { assignmentEntry, auditWrite } from '../../shared/db/audit';
 import { tableName } from '../../shared/db/client';
 import { conversations, toConversation } from '../../shared/db/conversations';
@@ -55,7 +55,7 @@ function applyPatch(
   // Leaving `snoozed` through PATCH ends the snooze.
   if (candidate.status !== 'snoozed') candidate.snoozedUntil = null;
   if (sameJson(toConversation(candidate), toConversation(current))) return undefined;
-  return { ...candidate, version: current.version + 1, updatedAt: clock.nowIso() };
+  return withChange(current, candidate, clock.nowIso());
 }
 
 /** Events, audit entries and reference checks that go with a changed conversation. */

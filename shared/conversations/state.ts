@@ -63,6 +63,15 @@ export function withMessage(conversation: StoredConversation, message: Message):
   };
 }
 
+/** A change an integrator makes or sees: the new fields, one more `version`, a new `updatedAt`. */
+export function withChange(
+  conversation: StoredConversation,
+  changes: Partial<StoredConversation>,
+  now: string,
+): StoredConversation {
+  return { ...conversation, ...changes, version: conversation.version + 1, updatedAt: now };
+}
+
 /** After `delta` visitor messages changed read state (negative: read, positive: unread). */
 export function withUnreadDelta(
   conversation: StoredConversation,

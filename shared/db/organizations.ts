@@ -1,12 +1,12 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mintOrgToken } from '../auth/tokens';
 import { clock } from '../clock';
 import { uuidv7 } from '../ids';
 import type { ChatbotSettings, Organization } from '../schemas/organization';
 import { db, tableName } from './client';
-import { isConditionFailure } from './errors';
 import { recordOf } from './item';
 import { keys } from './keys';
+import { updateExisting } from './update';
 
 export type { Organization };
 
@@ -76,25 +76,7 @@ export const organizations = {
     orgId: string,
     changes: Partial<Omit<Organization, 'id' | 'widgetKey' | 'createdAt' | 'updatedAt'>>,
   ) {
-    const fields = Object.entries({ ...changes, updatedAt: clock.nowIso() }).filter(
-      ([, v]) => v !== undefined,
-    );
-    try {
-      const { Attributes } = await db.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: keys.organization(orgId),
-          UpdateExpression: `SET ${fields.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
-          ExpressionAttributeNames: Object.fromEntries(fields.map(([name], i) => [`#f${i}`, name])),
-          ExpressionAttributeValues: Object.fromEntries(fields.map(([, value], i) => [`:v${i}`, value])),
-          ConditionExpression: 'attribute_exists(pk)',
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return Attributes ? fromItem(Attributes) : undefined;
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
+    const updated = await updateExisting(keys.organization(orgId), changes);
+    return updated ? fromItem(updated) : undefined;
   },
 };

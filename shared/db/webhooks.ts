@@ -9,6 +9,7 @@ import { isConditionFailure } from './errors';
 import { keys } from './keys';
 import { pickShape } from './project';
 import { queryPrefix } from './query';
+import { updateExisting } from './update';
 
 export type { Webhook };
 
@@ -93,26 +94,8 @@ export const webhooks = {
     webhookId: string,
     changes: Partial<Pick<Webhook, 'url' | 'events' | 'active'>>,
   ) {
-    const fields = Object.entries({ ...changes, updatedAt: clock.nowIso() }).filter(
-      ([, value]) => value !== undefined,
-    );
-    try {
-      const { Attributes } = await db.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: keys.webhook(orgId, webhookId),
-          UpdateExpression: `SET ${fields.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
-          ExpressionAttributeNames: Object.fromEntries(fields.map(([name], i) => [`#f${i}`, name])),
-          ExpressionAttributeValues: Object.fromEntries(fields.map(([, value], i) => [`:v${i}`, value])),
-          ConditionExpression: 'attribute_exists(pk)',
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return Attributes ? toWebhook(Attributes) : undefined;
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
+    const updated = await updateExisting(keys.webhook(orgId, webhookId), changes);
+    return updated ? toWebhook(updated) : undefined;
   },
 
   /** Deleting stops its pending deliveries at once: every attempt reads the webhook first. */

@@ -3,6 +3,7 @@ import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { lambdaContext } from '../../infra/local/lambda-event';
 import { call, createApiKey, createTenant, createVisitor, type Tenant } from '../helpers/api';
+import { eventually } from '../helpers/eventually';
 import { useInProcessStack } from '../helpers/in-process-stack';
 
 useInProcessStack();
@@ -51,19 +52,6 @@ async function storedMessages(conversationId: string) {
     startKey = page.LastEvaluatedKey;
   } while (startKey);
   return items;
-}
-
-async function eventually<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }
 
 describe('bulk close', () => {
@@ -166,6 +154,7 @@ describe('bulk delete', () => {
     const messages = await eventually(
       () => storedMessages(big),
       (items) => items.every((item) => item.deletedAt),
+      { timeoutMs: 20_000 },
     );
     expect(messages).toHaveLength(230);
     expect(messages.every((item) => item.deletedAt && item.content === '' && item.gsi1pk === undefined)).toBe(

@@ -9,6 +9,7 @@ import type { DynamoDBRecord, SQSRecord } from 'aws-lambda';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { streamArnOf } from '../../infra/local/bootstrap';
 import { type Consumer, startQueueConsumer, startStreamConsumer } from '../../infra/local/consumers';
+import { eventually } from '../helpers/eventually';
 
 /** The local event sources behave like Lambda's: partial batch failures, redrive, stream order. */
 const consumers: Consumer[] = [];
@@ -16,15 +17,6 @@ const consumers: Consumer[] = [];
 afterEach(async () => {
   await Promise.all(consumers.splice(0).map((consumer) => consumer.stop()));
 });
-
-async function eventually<T>(read: () => T, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe('the local SQS event source', () => {
   it('deletes what succeeded, redelivers what failed, and dead-letters a poison message', async () => {
@@ -73,28 +65,19 @@ describe('the local SQS event source', () => {
     );
     expect(handled.sort()).toEqual(['a', 'b']);
     expect(poisonAttempts.length).toBe(2);
-    const dead = await eventually(
-      () =>
-        sqs.send(
-          new GetQueueAttributesCommand({
-            QueueUrl: dlq.QueueUrl,
-            AttributeNames: ['ApproximateNumberOfMessages'],
-          }),
-        ),
-      () => true,
-    );
-    const deadCount = async () => Number((await dead).Attributes?.ApproximateNumberOfMessages ?? 0);
-    let count = await deadCount();
-    for (let i = 0; i < 50 && count === 0; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const attributes = await sqs.send(
+    const deadLettered = async () => {
+      const { Attributes } = await sqs.send(
         new GetQueueAttributesCommand({
           QueueUrl: dlq.QueueUrl,
           AttributeNames: ['ApproximateNumberOfMessages'],
         }),
       );
-      count = Number(attributes.Attributes?.ApproximateNumberOfMessages ?? 0);
-    }
+      return Number(Attributes?.ApproximateNumberOfMessages ?? 0);
+    };
+    const count = await eventually(deadLettered, (messages) => messages > 0, {
+      timeoutMs: 10_000,
+      intervalMs: 200,
+    });
     expect(count).toBe(1);
     sqs.destroy();
   });

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, createApiKey, createTenant, createVisitor, type Tenant } from '../helpers/api';
+import { eventually } from '../helpers/eventually';
 
 type Event = {
   id: string;
@@ -34,14 +35,12 @@ async function readAll(token: string, query = ''): Promise<Event[]> {
   return events;
 }
 
-async function eventually(token: string, query: string, count: number): Promise<Event[]> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const events = await readAll(token, query);
-    if (events.length >= count || Date.now() > deadline) return events;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
+const eventsAtLeast = (token: string, query: string, count: number): Promise<Event[]> =>
+  eventually(
+    () => readAll(token, query),
+    (events) => events.length >= count,
+    { timeoutMs: 10_000, intervalMs: 250 },
+  );
 
 describe('GET /api/events', () => {
   it('lists every change of the organization oldest first, in the webhook envelope, with conversation versions', async () => {
@@ -54,7 +53,7 @@ describe('GET /api/events', () => {
       token: tenant.apiKey,
       body: { priority: 'high' },
     });
-    const events = await eventually(tenant.apiKey, 'limit=2', 3);
+    const events = await eventsAtLeast(tenant.apiKey, 'limit=2', 3);
     expect(events.map((event) => event.type)).toEqual([
       'conversation.created',
       'message.created',
@@ -67,7 +66,7 @@ describe('GET /api/events', () => {
   });
 
   it('filters by type, refuses unknown types, and needs webhooks:read', async () => {
-    const updates = await eventually(tenant.apiKey, 'types=conversation.updated,note.created', 1);
+    const updates = await eventsAtLeast(tenant.apiKey, 'types=conversation.updated,note.created', 1);
     expect(updates.length).toBeGreaterThan(0);
     expect(new Set(updates.map((event) => event.type))).toEqual(new Set(['conversation.updated']));
     expect(

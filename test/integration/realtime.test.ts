@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { call, createTenant, createVisitor, type Tenant } from '../helpers/api';
+import { eventually } from '../helpers/eventually';
 
 type Notice = {
   id: string;
@@ -24,11 +25,6 @@ async function connect(token: string): Promise<{ notices: Notice[]; close(): voi
     );
   });
   return { notices, close: () => ws.close() };
-}
-
-async function eventually(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
 let tenant: Tenant;
@@ -79,7 +75,9 @@ describe('realtime channel', () => {
       body: { until: new Date(Date.now() + 3_600_000).toISOString(), reason: 'Waiting for the courier' },
     });
 
-    await eventually(() => operator.notices.length >= 3 && ownerClient.notices.length >= 1);
+    await eventually(() => operator.notices.length >= 3 && ownerClient.notices.length >= 1, Boolean, {
+      intervalMs: 50,
+    });
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(operator.notices.map((notice) => notice.type)).toEqual([
       'message_edited',

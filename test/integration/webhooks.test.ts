@@ -2,6 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { call, createTenant, createVisitor, type Tenant } from '../helpers/api';
+import { eventually } from '../helpers/eventually';
 
 /** A local receiver: records what it is sent and answers with the status the test sets. */
 interface Receiver {
@@ -25,19 +26,6 @@ async function startReceiver(port: number): Promise<Receiver> {
   receiver.url = `http://127.0.0.1:${port}/hooks`;
   receiver.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
   return receiver;
-}
-
-async function eventually<T>(
-  read: () => Promise<T> | T,
-  done: (value: T) => boolean,
-  timeoutMs = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 type Delivery = {
@@ -132,7 +120,7 @@ describe('webhooks', () => {
     const [failed] = await eventually(
       () => deliveriesOf(created.body.id),
       (list) => list[0]?.status === 'failed',
-      20_000,
+      { timeoutMs: 20_000 },
     );
     expect(failed).toMatchObject({ status: 'failed', attempts: 3, responseStatus: 500 });
     const ids = new Set(flaky.received.map((request) => request.headers['webhook-id']));
