@@ -1,25 +1,18 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
 import { uuidv7 } from '../ids';
+import { type DomainEventType, domainEventTypes } from '../schemas/events';
 import { db, tableName, ttlSeconds } from './client';
 import { decodeCursor, encodeCursor } from './cursor';
 import { keys } from './keys';
 import type { Write } from './transaction';
 
+export { domainEventTypes };
+
 /** Kept beyond the contract's 30 days so a client a few days late can still catch up. */
 const RETENTION_MS = 35 * 24 * 3_600_000;
 
-export type DomainEventType =
-  | 'conversation.created'
-  | 'conversation.updated'
-  | 'conversation.snoozed'
-  | 'conversation.closed'
-  | 'conversation.deleted'
-  | 'conversation.assigned'
-  | 'message.created'
-  | 'message.updated'
-  | 'note.created'
-  | 'note.deleted';
+export type { DomainEventType };
 
 export interface DomainEvent {
   id: string;
@@ -156,16 +149,3 @@ export async function feed(
     resumeAt ?? tail ?? (query.cursor ? decodeCursor(query.cursor, orgId, queryId) : undefined);
   return { data, nextCursor: position ? encodeCursor(orgId, queryId, position) : null };
 }
-
-export const domainEventTypes: readonly DomainEventType[] = [
-  'conversation.created',
-  'conversation.updated',
-  'conversation.snoozed',
-  'conversation.closed',
-  'conversation.deleted',
-  'conversation.assigned',
-  'message.created',
-  'message.updated',
-  'note.created',
-  'note.deleted',
-];

@@ -1,5 +1,5 @@
-import { domainEventTypes } from '../db/events';
 import { isoInstant, offsetPage, offsetQuery, uuid } from './common';
+import { domainEventTypes } from './events';
 import * as z from './zod';
 
 /** What a webhook can subscribe to: every domain event of the outbox, and nothing else. */
