@@ -8,7 +8,13 @@ import type { queueDefinitions } from '../shared/resources';
 type QueueName = (typeof queueDefinitions)[number]['name'];
 
 export type WorkerSource =
-  | { kind: 'queue'; queue: QueueName; batchSize: number }
+  | {
+      kind: 'queue';
+      queue: QueueName;
+      batchSize: number;
+      /** Batches in flight at most: the event source's `maxConcurrency` in AWS (2–1000). */
+      maxConcurrency: number;
+    }
   /** The table's stream; `entities` keeps only records of those entity tags (an event-source filter in AWS). */
   | { kind: 'stream'; batchSize: number; entities: readonly string[] };
 
@@ -42,7 +48,7 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
   {
     name: 'webhook-delivery',
     description: 'signs and POSTs one delivery attempt, records it, schedules the next on failure',
-    source: { kind: 'queue', queue: 'webhook-deliveries', batchSize: 10 },
+    source: { kind: 'queue', queue: 'webhook-deliveries', batchSize: 10, maxConcurrency: 50 },
     timeoutSeconds: 30,
     sendsTo: ['webhook-deliveries'],
   },
@@ -56,11 +62,17 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
   {
     name: 'conversation-purge',
     description: 'marks every message of a soft-deleted conversation deleted, in resumable steps',
-    source: { kind: 'queue', queue: 'conversation-purge', batchSize: 1 },
+    source: { kind: 'queue', queue: 'conversation-purge', batchSize: 1, maxConcurrency: 5 },
     timeoutSeconds: 60,
     sendsTo: ['conversation-purge'],
   },
 ];
+
+/**
+ * Lambda's SQS event source starts with five batches in flight and scales up from there; the local
+ * stack runs that many pollers per queue worker (fewer when the worker's maximum is lower).
+ */
+export const INITIAL_QUEUE_POLLERS = 5;
 
 export const workerEntry = (name: string): string => `functions/workers/${name}.ts`;
 

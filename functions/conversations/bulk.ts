@@ -1,9 +1,9 @@
-import { BatchGetCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../../shared/clock';
 import { actorOf } from '../../shared/conversations/actor';
 import { type StoredConversation, withChange } from '../../shared/conversations/state';
 import { auditWrite } from '../../shared/db/audit';
-import { db, tableName } from '../../shared/db/client';
+import { batchGet } from '../../shared/db/batch';
+import { tableName } from '../../shared/db/client';
 import { conversationItem, storedConversationOf, toConversation } from '../../shared/db/conversations';
 import { eventWrite } from '../../shared/db/events';
 import { keys } from '../../shared/db/keys';
@@ -20,16 +20,13 @@ const PER_TRANSACTION = 33;
 const MAX_ATTEMPTS = 5;
 
 async function readAll(orgId: string, ids: readonly string[]): Promise<Map<string, StoredConversation>> {
+  const items = await batchGet(
+    ids.map((id) => keys.conversation(orgId, id)),
+    { consistent: true },
+  );
   const found = new Map<string, StoredConversation>();
-  let request: Record<string, unknown>[] | undefined = ids.map((id) => keys.conversation(orgId, id));
-  while (request?.length) {
-    const output: BatchGetCommandOutput = await db.send(
-      new BatchGetCommand({ RequestItems: { [tableName]: { Keys: request, ConsistentRead: true } } }),
-    );
-    for (const item of output.Responses?.[tableName] ?? []) {
-      if (!item.deletedAt) found.set(String(item.id), storedConversationOf(item));
-    }
-    request = output.UnprocessedKeys?.[tableName]?.Keys;
+  for (const item of items) {
+    if (!item.deletedAt) found.set(String(item.id), storedConversationOf(item));
   }
   return found;
 }

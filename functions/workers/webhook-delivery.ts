@@ -2,7 +2,7 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { clock } from '../../shared/clock';
 import { config } from '../../shared/config';
 import { deliveries, type StoredDelivery } from '../../shared/db/deliveries';
-import { activeSecrets, webhooks } from '../../shared/db/webhooks';
+import { activeSecrets, type StoredWebhook, webhooks } from '../../shared/db/webhooks';
 import { log } from '../../shared/logger';
 import * as z from '../../shared/schemas/zod';
 import { postWebhook } from '../../shared/webhooks/client';
@@ -20,45 +20,60 @@ const deliveryJob = z.strictObject({
   deliveryId: z.uuid(),
   notBefore: z.optional(z.string()),
   manual: z.optional(z.boolean()),
+  first: z.optional(
+    z.strictObject({ eventId: z.uuid(), event: z.string(), createdAt: z.string(), payload: z.string() }),
+  ),
 });
 
+type Outcome = Pick<
+  StoredDelivery,
+  'status' | 'responseStatus' | 'error' | 'lastAttemptAt' | 'nextAttemptAt'
+>;
+
 /** The state a failed attempt leads to: the next try on the schedule, or failed when it is spent. */
-function afterFailure(delivery: StoredDelivery, manual: boolean, nowMs: number) {
-  const attemptNumber = delivery.attempts + 1;
-  const delaySeconds = manual ? undefined : schedule[attemptNumber - 1];
+function afterFailure(attempts: number, manual: boolean, nowMs: number) {
+  const delaySeconds = manual ? undefined : schedule[attempts];
   if (delaySeconds === undefined) return { status: 'failed' as const, nextAttemptAt: null };
   return { status: 'pending' as const, nextAttemptAt: new Date(nowMs + delaySeconds * 1000).toISOString() };
 }
 
-type WebhookReader = (orgId: string, webhookId: string) => ReturnType<typeof webhooks.get>;
+/** The delivery as it stands before this attempt: carried by a first attempt's job, else stored. */
+async function deliveryOf(job: DeliveryJob): Promise<StoredDelivery | undefined> {
+  if (!job.first) return deliveries.get(job.orgId, job.webhookId, job.deliveryId);
+  const { eventId, event, createdAt, payload } = job.first;
+  return {
+    id: job.deliveryId,
+    orgId: job.orgId,
+    webhookId: job.webhookId,
+    eventId,
+    event,
+    status: 'pending',
+    attempts: 0,
+    responseStatus: null,
+    error: null,
+    createdAt,
+    lastAttemptAt: null,
+    nextAttemptAt: createdAt,
+    payload,
+  };
+}
 
-async function attempt(job: DeliveryJob, webhookOf: WebhookReader): Promise<void> {
-  if (job.notBefore && Date.parse(job.notBefore) > clock.nowMs()) {
-    // A wait longer than SQS's 15-minute delay: back to the queue for the rest of it.
-    await enqueueDelivery(job);
-    return;
-  }
-  const [webhook, delivery] = await Promise.all([
-    webhookOf(job.orgId, job.webhookId),
-    deliveries.get(job.orgId, job.webhookId, job.deliveryId),
-  ]);
-  // A deleted webhook receives nothing more; a delivery already settled needs nothing.
-  if (!webhook || !delivery || delivery.status !== 'pending') return;
+/** One attempt: signs and POSTs, or stops (webhook gone) or fails at once (webhook paused). */
+async function attempt(delivery: StoredDelivery, webhook: StoredWebhook, manual: boolean): Promise<Outcome> {
+  const startedAt = clock.nowIso();
   if (!webhook.active) {
-    await deliveries.recordAttempt(delivery, {
+    return {
       status: 'failed',
       responseStatus: null,
       error: 'webhook_inactive',
-      lastAttemptAt: clock.nowIso(),
+      lastAttemptAt: startedAt,
       nextAttemptAt: null,
-    });
-    return;
+    };
   }
-  const timestamp = Math.floor(clock.nowMs() / 1000);
   const result = await postWebhook({
     url: webhook.url,
     headers: webhookHeaders(
-      { id: delivery.eventId, timestamp, body: delivery.payload },
+      { id: delivery.eventId, timestamp: Math.floor(clock.nowMs() / 1000), body: delivery.payload },
       activeSecrets(webhook),
     ),
     body: delivery.payload,
@@ -66,57 +81,102 @@ async function attempt(job: DeliveryJob, webhookOf: WebhookReader): Promise<void
     allowed,
   });
   const now = clock.nowMs();
-  const next = result.ok
-    ? { status: 'succeeded' as const, nextAttemptAt: null }
-    : afterFailure(delivery, job.manual === true, now);
-  const recorded = await deliveries.recordAttempt(delivery, {
-    ...next,
+  return {
+    ...(result.ok
+      ? { status: 'succeeded' as const, nextAttemptAt: null }
+      : afterFailure(delivery.attempts, manual, now)),
     responseStatus: result.status,
     error: result.ok ? null : result.error,
     lastAttemptAt: new Date(now).toISOString(),
-  });
-  // Only the attempt that recorded itself schedules the next one (duplicate messages do not fork).
-  if (recorded && next.status === 'pending' && next.nextAttemptAt) {
+  };
+}
+
+/**
+ * Records the outcome and schedules what follows. A first attempt that succeeded joins the batch's
+ * one BatchWriteItem (returned); every other outcome is written on its own, conditioned on the
+ * attempts seen, so a duplicate SQS message neither counts twice nor forks the retry schedule.
+ */
+async function settle(
+  job: DeliveryJob,
+  delivery: StoredDelivery,
+  outcome: Outcome,
+): Promise<StoredDelivery | undefined> {
+  const settled: StoredDelivery = { ...delivery, ...outcome, attempts: delivery.attempts + 1 };
+  if (job.first && outcome.status === 'succeeded') return settled;
+  const recorded = job.first
+    ? await deliveries.create(settled)
+    : await deliveries.recordAttempt(delivery, outcome);
+  if (recorded && outcome.status === 'pending' && outcome.nextAttemptAt) {
     await enqueueDelivery({
       orgId: job.orgId,
       webhookId: job.webhookId,
       deliveryId: job.deliveryId,
-      notBefore: next.nextAttemptAt,
+      notBefore: outcome.nextAttemptAt,
     });
   }
+  return undefined;
 }
 
 /**
  * Queue consumer: one signed POST per message (Standard Webhooks headers; `webhook-id` is the event
  * id, stable across retries), the target checked again at connect time, no redirects, 10 s. Every
  * attempt is recorded; a failure is retried on WEBHOOK_RETRY_SCHEDULE and the delivery is `failed`
- * once the schedule is spent. Messages of a batch run concurrently; only the ones that could not be
- * processed (storage or queue errors) are reported back for SQS to redeliver.
+ * once the schedule is spent. Per batch: one consistent BatchGetItem for its webhooks (a deletion
+ * or pause stops every later batch), the POSTs concurrently, one BatchWriteItem for the first
+ * attempts that succeeded. Only messages that could not be processed (storage or queue errors) are
+ * reported back for SQS to redeliver.
  */
 export const handler = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
   log.beginRequest(context.awsRequestId);
-  // One strong read per webhook per batch: the batch's attempts all see the webhook as it is now,
-  // so a deletion or pause still stops every later batch.
-  const read = new Map<string, ReturnType<typeof webhooks.get>>();
-  const webhookOf: WebhookReader = (orgId, webhookId) => {
-    const key = `${orgId}/${webhookId}`;
-    let found = read.get(key);
-    if (!found) {
-      found = webhooks.get(orgId, webhookId);
-      read.set(key, found);
+  const jobs = event.Records.map((record) => {
+    try {
+      return deliveryJob.parse(JSON.parse(record.body));
+    } catch (error) {
+      return error instanceof Error ? error : new Error(String(error));
     }
-    return found;
-  };
+  });
+  const due = jobs.filter((job): job is DeliveryJob => !(job instanceof Error));
+  const webhooksOf = new Map<string, Promise<Map<string, StoredWebhook>>>();
+  for (const orgId of new Set(due.map((job) => job.orgId))) {
+    const ids = [...new Set(due.filter((job) => job.orgId === orgId).map((job) => job.webhookId))];
+    webhooksOf.set(orgId, webhooks.getMany(orgId, ids));
+  }
+
   const outcomes = await Promise.allSettled(
-    event.Records.map(async (record) => attempt(deliveryJob.parse(JSON.parse(record.body)), webhookOf)),
+    jobs.map(async (job) => {
+      if (job instanceof Error) throw job;
+      if (job.notBefore && Date.parse(job.notBefore) > clock.nowMs()) {
+        // A wait longer than SQS's 15-minute delay: back to the queue for the rest of it.
+        await enqueueDelivery(job);
+        return undefined;
+      }
+      const [webhook, delivery] = await Promise.all([
+        webhooksOf.get(job.orgId)?.then((found) => found.get(job.webhookId)),
+        deliveryOf(job),
+      ]);
+      // A deleted webhook receives nothing more; a delivery already settled needs nothing.
+      if (!webhook || !delivery || delivery.status !== 'pending') return undefined;
+      return settle(job, delivery, await attempt(delivery, webhook, job.manual === true));
+    }),
   );
+
+  const succeeded = outcomes.flatMap((outcome) =>
+    outcome.status === 'fulfilled' && outcome.value ? [outcome.value] : [],
+  );
+  let recordFailure: unknown;
+  await deliveries.recordFirstAttempts(succeeded).catch((error: unknown) => {
+    recordFailure = error;
+  });
   const batchItemFailures = outcomes.flatMap((outcome, i) => {
-    if (outcome.status === 'fulfilled') return [];
+    const record = event.Records[i];
+    // Unrecorded successes go back to SQS too: the receiver may see them again (at least once).
+    const unrecorded = recordFailure !== undefined && outcome.status === 'fulfilled' && outcome.value;
+    if (outcome.status === 'fulfilled' && !unrecorded) return [];
     log.error('webhook delivery failed to process', {
-      error: outcome.reason as Error,
-      messageId: event.Records[i]?.messageId,
+      error: (outcome.status === 'rejected' ? outcome.reason : recordFailure) as Error,
+      messageId: record?.messageId,
     });
-    return [{ itemIdentifier: event.Records[i]?.messageId ?? '' }];
+    return [{ itemIdentifier: record?.messageId ?? '' }];
   });
   return { batchItemFailures };
 };

@@ -114,32 +114,118 @@ function toLambdaRecord(record: _Record, streamArn: string): DynamoDBRecord {
   };
 }
 
-/**
- * Reads the table's stream the way Lambda's DynamoDB event source does: every shard in order,
- * batches of up to `batchSize`, and with `ReportBatchItemFailures` semantics: the batch is retried
- * from the first failed record (up to `maxRetries`, then the record is skipped and reported).
- */
-export function startStreamConsumer(options: {
+export interface StreamSubscriber {
   name: string;
-  endpoint: string;
-  streamArn: string;
   batchSize: number;
   handler: StreamHandler;
   /** Entity tags to deliver (Lambda's event-source filter); everything when absent. */
   entities?: readonly string[];
+  /** The subscriber's own errors; the reader's go to the reader's `onError`. */
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * One subscriber's view of the stream, as one Lambda event source mapping: its own backlog per
+ * shard, batches of up to `batchSize`, `ReportBatchItemFailures` semantics (the batch is retried
+ * from the first failed record, up to `maxRetries`, then that record is skipped and reported).
+ */
+function subscription(
+  subscriber: StreamSubscriber,
+  streamArn: string,
+  options: { maxRetries: number; retryDelayMs: number; onError: ((error: unknown) => void) | undefined },
+) {
+  const { maxRetries } = options;
+  const onError = subscriber.onError ?? options.onError;
+  const backlogs = new Map<string, _Record[]>();
+  const draining = new Map<string, Promise<void>>();
+  const attempts = new Map<string, number>();
+  const wanted = (record: _Record): boolean =>
+    !subscriber.entities || subscriber.entities.includes(record.dynamodb?.NewImage?.entity?.S ?? '');
+
+  /** Delivers what is waiting on the shard, in order, until done or a batch fails (kept for later). */
+  const drain = async (shardId: string): Promise<void> => {
+    const records = backlogs.get(shardId) ?? [];
+    let done = 0;
+    while (done < records.length) {
+      const batch = records.slice(done, done + subscriber.batchSize);
+      let failedAt = -1;
+      try {
+        const result = await subscriber.handler(
+          { Records: batch.map((record) => toLambdaRecord(record, streamArn)) },
+          lambdaContext(subscriber.name, 900_000),
+        );
+        const firstFailure = result?.batchItemFailures[0]?.itemIdentifier;
+        failedAt = firstFailure
+          ? batch.findIndex((record) => record.dynamodb?.SequenceNumber === firstFailure)
+          : -1;
+      } catch (error) {
+        onError?.(error);
+        failedAt = 0;
+      }
+      if (failedAt < 0) {
+        attempts.delete(shardId);
+        done += batch.length;
+        continue;
+      }
+      const tries = (attempts.get(shardId) ?? 0) + 1;
+      if (tries <= maxRetries) {
+        attempts.set(shardId, tries);
+        done += failedAt;
+        await sleep(options.retryDelayMs);
+        break;
+      }
+      onError?.(new Error(`${subscriber.name}: skipping a stream record after ${maxRetries} retries`));
+      attempts.delete(shardId);
+      done += failedAt + 1;
+    }
+    // Records read while this drain ran were appended to the same array: keep them too.
+    backlogs.set(shardId, (backlogs.get(shardId) ?? records).slice(done));
+  };
+
+  return {
+    add(shardId: string, records: readonly _Record[]) {
+      const mine = records.filter(wanted);
+      if (mine.length === 0) return;
+      const backlog = backlogs.get(shardId) ?? [];
+      backlog.push(...mine);
+      backlogs.set(shardId, backlog);
+    },
+    /** Starts delivering the shard's backlog unless that is under way: the reader does not wait. */
+    kick(shardId: string) {
+      if (draining.has(shardId) || (backlogs.get(shardId)?.length ?? 0) === 0) return;
+      draining.set(
+        shardId,
+        drain(shardId).finally(() => draining.delete(shardId)),
+      );
+    },
+    settled: () => Promise.all(draining.values()),
+  };
+}
+
+/**
+ * Reads the table's stream the way Lambda's DynamoDB event sources do, one reader for all of them
+ * (each AWS event source mapping reads on its own; locally one read serves every subscriber, which
+ * keeps DynamoDB Local's work per record constant however many workers there are). Every shard in
+ * order; each subscriber gets its records in order, with its own batches and failure handling.
+ */
+export function startStreamConsumers(options: {
+  endpoint: string;
+  streamArn: string;
+  subscribers: readonly StreamSubscriber[];
   maxRetries?: number;
   pollMs?: number;
   onError?: (error: unknown) => void;
 }): Consumer {
   const streams = new DynamoDBStreamsClient({ endpoint: options.endpoint });
-  const maxRetries = options.maxRetries ?? 3;
+  const subscriptions = options.subscribers.map((subscriber) =>
+    subscription(subscriber, options.streamArn, {
+      maxRetries: options.maxRetries ?? 3,
+      retryDelayMs: options.pollMs ?? 200,
+      onError: options.onError,
+    }),
+  );
   const iterators = new Map<string, string | undefined>();
-  const pending = new Map<string, _Record[]>();
-  const attempts = new Map<string, number>();
   let running = true;
-
-  const wanted = (record: _Record): boolean =>
-    !options.entities || options.entities.includes(record.dynamodb?.NewImage?.entity?.S ?? '');
 
   const discoverShards = async (startAt: 'LATEST' | 'TRIM_HORIZON') => {
     const { StreamDescription } = await streams.send(
@@ -158,42 +244,11 @@ export function startStreamConsumer(options: {
     }
   };
 
-  const deliver = async (shardId: string, records: _Record[]): Promise<_Record[]> => {
-    for (let start = 0; start < records.length; start += options.batchSize) {
-      const batch = records.slice(start, start + options.batchSize);
-      let failedAt = -1;
-      try {
-        const result = await options.handler(
-          { Records: batch.map((record) => toLambdaRecord(record, options.streamArn)) },
-          lambdaContext(options.name, 900_000),
-        );
-        const firstFailure = result?.batchItemFailures[0]?.itemIdentifier;
-        failedAt = firstFailure
-          ? batch.findIndex((record) => record.dynamodb?.SequenceNumber === firstFailure)
-          : -1;
-      } catch (error) {
-        options.onError?.(error);
-        failedAt = 0;
-      }
-      if (failedAt >= 0) {
-        const tries = (attempts.get(shardId) ?? 0) + 1;
-        if (tries <= maxRetries) {
-          attempts.set(shardId, tries);
-          return records.slice(start + failedAt);
-        }
-        options.onError?.(new Error(`${options.name}: skipping a stream record after ${maxRetries} retries`));
-        attempts.delete(shardId);
-        return records.slice(start + failedAt + 1);
-      }
-      attempts.delete(shardId);
-    }
-    return [];
-  };
-
   const loop = (async () => {
     let discoveredAt = 0;
     let first = true;
     while (running) {
+      let busy = false;
       try {
         if (Date.now() - discoveredAt > 1_000) {
           // Shards present at start are read from their newest record; later ones from the beginning.
@@ -202,20 +257,24 @@ export function startStreamConsumer(options: {
           discoveredAt = Date.now();
         }
         for (const [shardId, iterator] of iterators) {
-          let backlog = pending.get(shardId) ?? [];
-          if (backlog.length === 0 && iterator) {
+          // Each subscriber works through its own backlog: a slow or retrying one holds up no other.
+          if (iterator) {
             const result = await streams.send(
               new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }),
             );
             iterators.set(shardId, result.NextShardIterator);
-            backlog = (result.Records ?? []).filter(wanted);
+            const records = result.Records ?? [];
+            if (records.length > 0) busy = true;
+            for (const subscribed of subscriptions) subscribed.add(shardId, records);
           }
-          if (backlog.length > 0) pending.set(shardId, await deliver(shardId, backlog));
+          for (const subscribed of subscriptions) subscribed.kick(shardId);
         }
       } catch (error) {
+        busy = false;
         options.onError?.(error);
       }
-      await sleep(options.pollMs ?? 200);
+      // A poll that returned records is followed at once (more may be waiting), as Lambda does.
+      if (!busy) await sleep(options.pollMs ?? 200);
     }
   })();
 
@@ -223,7 +282,28 @@ export function startStreamConsumer(options: {
     stop: async () => {
       running = false;
       await loop;
+      await Promise.all(subscriptions.map((subscribed) => subscribed.settled()));
       streams.destroy();
     },
   };
+}
+
+/** One subscriber on its own reader (tests). */
+export function startStreamConsumer(
+  options: StreamSubscriber & {
+    endpoint: string;
+    streamArn: string;
+    maxRetries?: number;
+    pollMs?: number;
+  },
+): Consumer {
+  const { endpoint, streamArn, maxRetries, pollMs, ...subscriber } = options;
+  return startStreamConsumers({
+    endpoint,
+    streamArn,
+    subscribers: [subscriber],
+    ...(maxRetries === undefined ? {} : { maxRetries }),
+    ...(pollMs === undefined ? {} : { pollMs }),
+    ...(subscriber.onError ? { onError: subscriber.onError } : {}),
+  });
 }

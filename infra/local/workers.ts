@@ -1,11 +1,12 @@
 import { pathToFileURL } from 'node:url';
-import { type WorkerDefinition, workerEntry } from '../../functions/workers';
+import { INITIAL_QUEUE_POLLERS, type WorkerDefinition, workerEntry } from '../../functions/workers';
 import {
   type Consumer,
   type QueueHandler,
   type StreamHandler,
+  type StreamSubscriber,
   startQueueConsumer,
-  startStreamConsumer,
+  startStreamConsumers,
 } from './consumers';
 
 /** Runs every worker of the registry against its local event source, as Lambda would in AWS. */
@@ -18,6 +19,7 @@ export async function startWorkers(options: {
   onError: (worker: string, error: unknown) => void;
 }): Promise<Consumer[]> {
   const consumers: Consumer[] = [];
+  const subscribers: StreamSubscriber[] = [];
   for (const worker of options.workers) {
     const module = (await import(pathToFileURL(`${process.cwd()}/${workerEntry(worker.name)}`).href)) as {
       handler: QueueHandler & StreamHandler;
@@ -26,30 +28,39 @@ export async function startWorkers(options: {
     if (worker.source.kind === 'queue') {
       const queue = options.queues.get(worker.source.queue);
       if (!queue) throw new Error(`worker ${worker.name}: no queue ${worker.source.queue}`);
-      consumers.push(
-        startQueueConsumer({
-          name: worker.name,
-          endpoint: options.sqsEndpoint,
-          queueUrl: queue.url,
-          queueArn: queue.arn,
-          batchSize: worker.source.batchSize,
-          handler: module.handler,
-          onError,
-        }),
-      );
+      const pollers = Math.min(INITIAL_QUEUE_POLLERS, worker.source.maxConcurrency);
+      for (let i = 0; i < pollers; i++) {
+        consumers.push(
+          startQueueConsumer({
+            name: worker.name,
+            endpoint: options.sqsEndpoint,
+            queueUrl: queue.url,
+            queueArn: queue.arn,
+            batchSize: worker.source.batchSize,
+            handler: module.handler,
+            onError,
+          }),
+        );
+      }
     } else {
-      consumers.push(
-        startStreamConsumer({
-          name: worker.name,
-          endpoint: options.dynamodbEndpoint,
-          streamArn: options.streamArn,
-          batchSize: worker.source.batchSize,
-          entities: worker.source.entities,
-          handler: module.handler,
-          onError,
-        }),
-      );
+      subscribers.push({
+        name: worker.name,
+        batchSize: worker.source.batchSize,
+        entities: worker.source.entities,
+        handler: module.handler,
+        onError,
+      });
     }
+  }
+  if (subscribers.length > 0) {
+    consumers.push(
+      startStreamConsumers({
+        endpoint: options.dynamodbEndpoint,
+        streamArn: options.streamArn,
+        subscribers,
+        onError: (error) => options.onError('stream reader', error),
+      }),
+    );
   }
   return consumers;
 }

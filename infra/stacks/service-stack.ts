@@ -267,7 +267,11 @@ export class ServiceStack extends Stack {
           throw new Error(`Worker ${worker.name}: queue ${source.queue} is missing or times out before it`);
         }
         fn.addEventSource(
-          new SqsEventSource(queue, { batchSize: source.batchSize, reportBatchItemFailures: true }),
+          new SqsEventSource(queue, {
+            batchSize: source.batchSize,
+            maxConcurrency: source.maxConcurrency,
+            reportBatchItemFailures: true,
+          }),
         );
       } else {
         fn.addEventSource(

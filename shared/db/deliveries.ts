@@ -3,6 +3,7 @@ import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/li
 import { clock } from '../clock';
 import type { Delivery } from '../schemas/webhook';
 import { delivery as deliverySchema } from '../schemas/webhook';
+import { batchPut } from './batch';
 import { db, tableName, ttlSeconds } from './client';
 import { isConditionFailure } from './errors';
 import { keys } from './keys';
@@ -41,6 +42,15 @@ export function deliveryIdFor(webhookId: string, eventId: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
+function deliveryItem(delivery: StoredDelivery): Record<string, unknown> {
+  return {
+    ...keys.delivery(delivery.orgId, delivery.webhookId, delivery.id),
+    entity: 'delivery',
+    ...delivery,
+    expiresAt: ttlSeconds(clock.nowMs() + RETENTION_MS),
+  };
+}
+
 export const deliveries = {
   /** Creates the delivery unless it exists; true when this call created it. */
   async create(delivery: StoredDelivery): Promise<boolean> {
@@ -48,12 +58,7 @@ export const deliveries = {
       await db.send(
         new PutCommand({
           TableName: tableName,
-          Item: {
-            ...keys.delivery(delivery.orgId, delivery.webhookId, delivery.id),
-            entity: 'delivery',
-            ...delivery,
-            expiresAt: ttlSeconds(clock.nowMs() + RETENTION_MS),
-          },
+          Item: deliveryItem(delivery),
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
@@ -62,6 +67,15 @@ export const deliveries = {
       if (isConditionFailure(error)) return false;
       throw error;
     }
+  },
+
+  /**
+   * Writes deliveries whose first attempt just ended, 25 per BatchWriteItem. Only the first attempt
+   * of a delivery writes its record this way, so there is nothing to condition on; a duplicate SQS
+   * message writes the same outcome again.
+   */
+  async recordFirstAttempts(settled: readonly StoredDelivery[]): Promise<void> {
+    await batchPut(settled.map(deliveryItem));
   },
 
   async get(orgId: string, webhookId: string, deliveryId: string): Promise<StoredDelivery | undefined> {

@@ -1,7 +1,8 @@
-import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { uuidv7 } from '../ids';
 import { sanitizeText, searchVectorOf } from '../sanitize/text';
 import { type Message, message as messageSchema } from '../schemas/message';
+import { batchGet } from './batch';
 import { db, tableName } from './client';
 import { decodeCursor, encodeCursor } from './cursor';
 import { eventItem } from './events';
@@ -102,23 +103,12 @@ export const messages = {
     conversationId: string,
     messageIds: readonly string[],
   ): Promise<Map<string, StoredMessage>> {
-    const found = new Map<string, StoredMessage>();
-    const chunks: string[][] = [];
-    for (let i = 0; i < messageIds.length; i += 100) chunks.push(messageIds.slice(i, i + 100));
-    await Promise.all(
-      chunks.map(async (chunk) => {
-        let request: Record<string, unknown>[] | undefined = chunk.map((id) => ({
-          ...keys.message(orgId, conversationId, id),
-        }));
-        while (request?.length) {
-          const output: BatchGetCommandOutput = await db.send(
-            new BatchGetCommand({ RequestItems: { [tableName]: { Keys: request, ConsistentRead: true } } }),
-          );
-          for (const item of output.Responses?.[tableName] ?? []) found.set(String(item.id), storedOf(item));
-          request = output.UnprocessedKeys?.[tableName]?.Keys;
-        }
-      }),
+    const items = await batchGet(
+      messageIds.map((id) => keys.message(orgId, conversationId, id)),
+      { consistent: true },
     );
+    const found = new Map<string, StoredMessage>();
+    for (const item of items) found.set(String(item.id), storedOf(item));
     return found;
   },
 

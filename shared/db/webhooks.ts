@@ -4,6 +4,7 @@ import { uuidv7 } from '../ids';
 import type { Webhook } from '../schemas/webhook';
 import { webhook as webhookSchema } from '../schemas/webhook';
 import { openSecret, sealSecret } from '../webhooks/secret-box';
+import { batchGet } from './batch';
 import { db, tableName } from './client';
 import { isConditionFailure } from './errors';
 import { keys } from './keys';
@@ -86,6 +87,15 @@ export const webhooks = {
       new GetCommand({ TableName: tableName, Key: keys.webhook(orgId, webhookId), ConsistentRead: true }),
     );
     return Item ? storedOf(Item) : undefined;
+  },
+
+  /** Several webhooks of one organization, strongly consistent, in one BatchGetItem. */
+  async getMany(orgId: string, webhookIds: readonly string[]): Promise<Map<string, StoredWebhook>> {
+    const items = await batchGet(
+      webhookIds.map((id) => keys.webhook(orgId, id)),
+      { consistent: true },
+    );
+    return new Map(items.map((item) => [String(item.id), storedOf(item)]));
   },
 
   /** Writes the given fields; undefined when there is no such webhook. */

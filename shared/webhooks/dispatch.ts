@@ -11,7 +11,22 @@ export interface DeliveryJob {
   notBefore?: string;
   /** A manual retry is one attempt, not a new schedule. */
   manual?: boolean;
+  /**
+   * A first attempt carries its delivery, so the worker reads nothing but the webhook and writes
+   * the record once, after the attempt. Absent: the record exists and the worker reads it.
+   */
+  first?: FirstAttempt;
 }
+
+export type FirstAttempt = Pick<StoredDelivery, 'eventId' | 'event' | 'createdAt' | 'payload'>;
+
+/** Payloads up to this size travel in the job; larger ones are stored first and read by the worker. */
+const INLINE_PAYLOAD_BYTES = 64 * 1024;
+/** SQS takes at most 10 messages and 256 KiB per SendMessageBatch. */
+const BATCH_ENTRIES = 10;
+const BATCH_BYTES = 240 * 1024;
+/** SendMessageBatch calls in flight at once per fan-out. */
+const SEND_CONCURRENCY = 16;
 
 /** SQS delays a message at most 15 minutes; longer waits hop through the queue in 15-minute steps. */
 export const MAX_QUEUE_DELAY_SECONDS = 900;
@@ -22,23 +37,58 @@ export async function enqueueDelivery(job: DeliveryJob): Promise<void> {
   await queues.send('webhook-deliveries', job, delaySeconds);
 }
 
-/** Creates a delivery record and queues its first attempt now. */
+/** Creates a delivery record and queues its first attempt now (the record is visible at once). */
 export async function startDelivery(delivery: StoredDelivery): Promise<void> {
-  await startDeliveries([delivery]);
+  await deliveries.create(delivery);
+  await sendJobs([referenceTo(delivery)]);
 }
 
 /**
- * Creates the delivery records, then queues their first attempts ten per SendMessageBatch. A
- * record that already exists (a replayed stream batch) is queued again: at least once, and the
- * attempt's own condition keeps a duplicate from counting twice.
+ * Queues the first attempt of each delivery, carrying the delivery itself: no table write before
+ * the attempt (the worker records its outcome). A payload too large to travel is stored first and
+ * referenced. Nothing is lost: the caller sees an error unless every job was accepted by SQS.
  */
-export async function startDeliveries(batch: readonly StoredDelivery[]): Promise<void> {
-  await Promise.all(batch.map((delivery) => deliveries.create(delivery)));
-  for (let start = 0; start < batch.length; start += 10) {
-    const jobs: DeliveryJob[] = batch
-      .slice(start, start + 10)
-      .map((delivery) => ({ orgId: delivery.orgId, webhookId: delivery.webhookId, deliveryId: delivery.id }));
-    const failed = await queues.sendBatch('webhook-deliveries', jobs);
-    if (failed.length) throw new Error(`${failed.length} delivery jobs were not queued`);
+export async function queueFirstAttempts(batch: readonly StoredDelivery[]): Promise<void> {
+  const jobs = await Promise.all(
+    batch.map(async (delivery): Promise<DeliveryJob> => {
+      if (Buffer.byteLength(delivery.payload) <= INLINE_PAYLOAD_BYTES) {
+        const { eventId, event, createdAt, payload } = delivery;
+        return { ...referenceTo(delivery), first: { eventId, event, createdAt, payload } };
+      }
+      await deliveries.create(delivery);
+      return referenceTo(delivery);
+    }),
+  );
+  await sendJobs(jobs);
+}
+
+function referenceTo(delivery: StoredDelivery): DeliveryJob {
+  return { orgId: delivery.orgId, webhookId: delivery.webhookId, deliveryId: delivery.id };
+}
+
+/** Packs the jobs into SendMessageBatch calls by count and bytes and sends them, a few at a time. */
+async function sendJobs(jobs: readonly DeliveryJob[]): Promise<void> {
+  const batches: DeliveryJob[][] = [];
+  let current: DeliveryJob[] = [];
+  let bytes = 0;
+  for (const job of jobs) {
+    const size = Buffer.byteLength(JSON.stringify(job));
+    if (current.length === BATCH_ENTRIES || (current.length > 0 && bytes + size > BATCH_BYTES)) {
+      batches.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(job);
+    bytes += size;
   }
+  if (current.length > 0) batches.push(current);
+  let next = 0;
+  let unsent = 0;
+  const lanes = Array.from({ length: Math.min(SEND_CONCURRENCY, batches.length) }, async () => {
+    for (let batch = batches[next++]; batch; batch = batches[next++]) {
+      unsent += (await queues.sendBatch('webhook-deliveries', batch)).length;
+    }
+  });
+  await Promise.all(lanes);
+  if (unsent > 0) throw new Error(`${unsent} delivery jobs were not queued`);
 }
