@@ -27,6 +27,8 @@ export interface WorkerDefinition {
   sendsTo: readonly QueueName[];
   /** Posts to WebSocket connections: CDK grants the Management API and sets REALTIME_ENDPOINT. */
   pushesRealtime?: boolean;
+  /** Decrypts webhook signing secrets: CDK grants kms:Decrypt on their key and names it. */
+  opensWebhookSecrets?: boolean;
 }
 
 export const workerDefinitions: readonly WorkerDefinition[] = [
@@ -51,6 +53,7 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
     source: { kind: 'queue', queue: 'webhook-deliveries', batchSize: 10, maxConcurrency: 50 },
     timeoutSeconds: 30,
     sendsTo: ['webhook-deliveries'],
+    opensWebhookSecrets: true,
   },
   {
     name: 'conversation-deletions',

@@ -74,7 +74,7 @@ async function attempt(delivery: StoredDelivery, webhook: StoredWebhook, manual:
     url: webhook.url,
     headers: webhookHeaders(
       { id: delivery.eventId, timestamp: Math.floor(clock.nowMs() / 1000), body: delivery.payload },
-      activeSecrets(webhook),
+      await activeSecrets(delivery.orgId, webhook),
     ),
     body: delivery.payload,
     timeoutMs: DELIVERY_TIMEOUT_MS,

@@ -13,6 +13,7 @@ import { WebSocketApi, WebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import { WebSocketLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { Alarm, ComparisonOperator, type Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { AttributeType, Billing, StreamViewType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -42,11 +43,16 @@ export const WORKER_TAG = 'service:worker';
 const groupNeeds: Partial<
   Record<
     string,
-    { queues?: readonly QueueName[]; buckets?: readonly [BucketName, 'read' | 'write' | 'readWrite'][] }
+    {
+      queues?: readonly QueueName[];
+      buckets?: readonly [BucketName, 'read' | 'write' | 'readWrite'][];
+      /** Encrypts webhook signing secrets under the KMS key (never decrypts them). */
+      sealsWebhookSecrets?: boolean;
+    }
   >
 > = {
-  // Test deliveries and manual retries queue their attempt directly.
-  webhooks: { queues: ['webhook-deliveries'] },
+  // Test deliveries and manual retries queue their attempt directly; create and rotate seal secrets.
+  webhooks: { queues: ['webhook-deliveries'], sealsWebhookSecrets: true },
 };
 
 /** API Gateway's own errors, in the contract's envelope. */
@@ -141,10 +147,18 @@ export class ServiceStack extends Stack {
       description: 'HMAC key for pagination cursors; rotating it invalidates outstanding cursors',
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
     });
-    const webhookSecretsKey = new Secret(this, 'WebhookSecretsKey', {
-      description: 'Seals webhook signing secrets at rest (AES-256-GCM key derived with SHA-256)',
-      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+    // Webhook signing secrets are encrypted with KMS (organization as encryption context): only the
+    // API function that creates and rotates them may encrypt, only the delivery worker may decrypt.
+    const webhookSecretsKey = new Key(this, 'WebhookSecretsKey', {
+      description: 'Encrypts webhook signing secrets at rest',
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
     });
+    const withWebhookSecrets = (fn: ServiceFunction, access: 'seal' | 'open') => {
+      fn.addEnvironment('WEBHOOK_SECRETS_KMS_KEY_ID', webhookSecretsKey.keyArn);
+      if (access === 'seal') webhookSecretsKey.grantEncrypt(fn);
+      else webhookSecretsKey.grantDecrypt(fn);
+    };
     const adminTokenHash = new CfnParameter(this, 'PlatformAdminTokenSha256', {
       type: 'String',
       noEcho: true,
@@ -156,7 +170,6 @@ export class ServiceStack extends Stack {
       SERVICE_VERSION: packageJson.version,
       // A dynamic reference: CloudFormation resolves it at deploy time, the template never holds the key.
       CURSOR_SIGNING_KEY: cursorSigningKey.secretValue.unsafeUnwrap(),
-      WEBHOOK_SECRETS_KEY: webhookSecretsKey.secretValue.unsafeUnwrap(),
       PLATFORM_ADMIN_TOKEN_SHA256: adminTokenHash.valueAsString,
       ...(props.rateLimitPerMinute && { RATE_LIMIT_PER_MINUTE: String(props.rateLimitPerMinute) }),
       ...(props.authCacheTtlMs && { AUTH_CACHE_TTL_MS: String(props.authCacheTtlMs) }),
@@ -196,6 +209,7 @@ export class ServiceStack extends Stack {
         environment,
       }).bindTable(table, 'readWrite');
       const needs = groupNeeds[group.name];
+      if (needs?.sealsWebhookSecrets) withWebhookSecrets(fn, 'seal');
       for (const name of needs?.queues ?? []) {
         const definition = queueDefinitions.find((q) => q.name === name);
         const queue = queues.get(name);
@@ -254,6 +268,7 @@ export class ServiceStack extends Stack {
         if (!definition || !queue) throw new Error(`Worker ${worker.name}: no queue ${name}`);
         fn.bindQueue(queue, definition);
       }
+      if (worker.opensWebhookSecrets) withWebhookSecrets(fn, 'open');
       if (worker.pushesRealtime) {
         fn.addEnvironment('REALTIME_ENDPOINT', realtimeStage.callbackUrl);
         realtimeApi.grantManageConnections(fn);

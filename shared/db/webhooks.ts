@@ -35,16 +35,20 @@ function storedOf(item: Record<string, unknown>): StoredWebhook {
 }
 
 /** The secrets that sign right now: the current one, and the previous one during its overlap. */
-export function activeSecrets(webhook: StoredWebhook, nowIso: string = clock.nowIso()): string[] {
-  const secrets = [openSecret(webhook.secretSealed)];
+export async function activeSecrets(
+  orgId: string,
+  webhook: StoredWebhook,
+  nowIso: string = clock.nowIso(),
+): Promise<string[]> {
+  const secrets = [openSecret(webhook.secretSealed, orgId)];
   if (
     webhook.previousSecretSealed &&
     webhook.previousSecretExpiresAt &&
     webhook.previousSecretExpiresAt > nowIso
   ) {
-    secrets.push(openSecret(webhook.previousSecretSealed));
+    secrets.push(openSecret(webhook.previousSecretSealed, orgId));
   }
-  return secrets;
+  return Promise.all(secrets);
 }
 
 export const webhooks = {
@@ -62,7 +66,7 @@ export const webhooks = {
       active: true,
       createdAt: now,
       updatedAt: now,
-      secretSealed: sealSecret(input.secret),
+      secretSealed: await sealSecret(input.secret, orgId),
       previousSecretSealed: null,
       previousSecretExpiresAt: null,
     };
@@ -138,7 +142,7 @@ export const webhooks = {
             'SET secretSealed = :next, previousSecretSealed = :previous, previousSecretExpiresAt = :until, updatedAt = :now',
           ConditionExpression: 'secretSealed = :previous',
           ExpressionAttributeValues: {
-            ':next': sealSecret(secret),
+            ':next': await sealSecret(secret, orgId),
             ':previous': current.secretSealed,
             ':until': new Date(clock.nowMs() + ROTATION_OVERLAP_MS).toISOString(),
             ':now': clock.nowIso(),

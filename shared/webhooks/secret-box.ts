@@ -2,12 +2,17 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 
 /**
  * Webhook signing secrets must be readable again (we sign with them), so they cannot be hashed like
- * API keys; they are sealed with AES-256-GCM instead and a table dump alone reveals none of them.
- * The key is read once at cold start. The next step is KMS envelope encryption: decrypt a data key
- * at cold start and keep this synchronous seal/open pair; the `v1.` prefix lets a `v2.` format (with
- * the wrapped data key) sit beside existing rows during the migration.
+ * API keys; they are encrypted instead, and a table dump alone reveals none of them. Two formats:
+ *
+ * - `v2.<KMS ciphertext>` in AWS (WEBHOOK_SECRETS_KMS_KEY_ID set): AWS KMS encrypts the secret under
+ *   the stack's key with the organization as encryption context, so a sealed secret copied into
+ *   another organization's row does not open. Only the delivery worker may decrypt; each container
+ *   asks KMS once per sealed value and keeps the answer in memory.
+ * - `v1.<iv>.<ciphertext>.<tag>` locally: AES-256-GCM under WEBHOOK_SECRETS_KEY (or a published
+ *   development key outside Lambda). Opening understands both, so rows sealed either way coexist.
  */
 const VERSION = 'v1';
+const KMS_VERSION = 'v2';
 const KEY_BYTES = 32;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
@@ -32,7 +37,9 @@ function loadKey(): Buffer {
   const raw = process.env.WEBHOOK_SECRETS_KEY;
   if (!raw) {
     if (process.env.AWS_LAMBDA_FUNCTION_NAME)
-      throw new Error('Missing required environment variable WEBHOOK_SECRETS_KEY');
+      throw new Error(
+        'Missing required environment variable WEBHOOK_SECRETS_KMS_KEY_ID (or WEBHOOK_SECRETS_KEY)',
+      );
     return DEVELOPMENT_KEY;
   }
   const decoded = BASE64.test(raw) ? Buffer.from(raw, 'base64') : undefined;
@@ -43,12 +50,17 @@ function loadKey(): Buffer {
   );
 }
 
-const key = loadKey();
+let localKey: Buffer | undefined;
+/** Loaded on first use: functions that only read webhook rows never need a key. */
+const key = (): Buffer => {
+  localKey ??= loadKey();
+  return localKey;
+};
 
-export function sealSecret(plaintext: string): string {
+function sealLocally(plaintext: string): string {
   // A fresh random IV per seal: GCM loses both confidentiality and integrity if an IV ever repeats.
   const iv = randomBytes(IV_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const cipher = createCipheriv('aes-256-gcm', key(), iv);
   const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
   const tag = cipher.getAuthTag();
   return [
@@ -67,15 +79,72 @@ function decodePart(part: string | undefined): Buffer {
   return bytes;
 }
 
-/** Throws on anything malformed, sealed under another key, or altered in any byte (GCM tag check). */
-export function openSecret(sealed: string): string {
+function openLocally(sealed: string): string {
   const parts = sealed.split('.');
   if (parts.length !== 4 || parts[0] !== VERSION) throw new Error('Malformed sealed secret');
   const iv = decodePart(parts[1]);
   const ciphertext = decodePart(parts[2]);
   const tag = decodePart(parts[3]);
   if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES) throw new Error('Malformed sealed secret');
-  const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
+  const decipher = createDecipheriv('aes-256-gcm', key(), iv, { authTagLength: TAG_BYTES });
   decipher.setAuthTag(tag);
   return Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString('utf8');
+}
+
+/** KMS, loaded only where it is configured: the local stack and the API's cold start never pay for it. */
+let kmsClient:
+  | Promise<{ kms: import('@aws-sdk/client-kms').KMSClient; sdk: typeof import('@aws-sdk/client-kms') }>
+  | undefined;
+const kms = () => {
+  kmsClient ??= import('@aws-sdk/client-kms').then((sdk) => ({ kms: new sdk.KMSClient({}), sdk }));
+  return kmsClient;
+};
+
+const contextOf = (orgId: string) => ({ organizationId: orgId });
+
+/** Opened secrets per container: one KMS Decrypt per sealed value, however many deliveries. */
+const opened = new Map<string, Promise<string>>();
+const MAX_OPENED = 1_000;
+
+/** Seals under KMS when WEBHOOK_SECRETS_KMS_KEY_ID is set, else under the local key. */
+export async function sealSecret(plaintext: string, orgId: string): Promise<string> {
+  const keyId = process.env.WEBHOOK_SECRETS_KMS_KEY_ID;
+  if (!keyId) return sealLocally(plaintext);
+  const { kms: client, sdk } = await kms();
+  const { CiphertextBlob } = await client.send(
+    new sdk.EncryptCommand({
+      KeyId: keyId,
+      Plaintext: Buffer.from(plaintext, 'utf8'),
+      EncryptionContext: contextOf(orgId),
+    }),
+  );
+  if (!CiphertextBlob) throw new Error('KMS returned no ciphertext');
+  return `${KMS_VERSION}.${Buffer.from(CiphertextBlob).toString('base64url')}`;
+}
+
+/**
+ * Throws on anything malformed, sealed under another key or for another organization, or altered
+ * in any byte (GCM tag check locally, KMS's own integrity check in AWS).
+ */
+export async function openSecret(sealed: string, orgId: string): Promise<string> {
+  if (!sealed.startsWith(`${KMS_VERSION}.`)) return openLocally(sealed);
+  const cacheKey = `${orgId}/${sealed}`;
+  let found = opened.get(cacheKey);
+  if (!found) {
+    const parts = sealed.split('.');
+    if (parts.length !== 2) throw new Error('Malformed sealed secret');
+    const ciphertext = decodePart(parts[1]);
+    found = kms().then(async ({ kms: client, sdk }) => {
+      const { Plaintext } = await client.send(
+        new sdk.DecryptCommand({ CiphertextBlob: ciphertext, EncryptionContext: contextOf(orgId) }),
+      );
+      if (!Plaintext) throw new Error('KMS returned no plaintext');
+      return Buffer.from(Plaintext).toString('utf8');
+    });
+    // A failure is not remembered: the next attempt asks KMS again.
+    found.catch(() => opened.delete(cacheKey));
+    if (opened.size >= MAX_OPENED) opened.delete(opened.keys().next().value ?? '');
+    opened.set(cacheKey, found);
+  }
+  return found;
 }

@@ -283,4 +283,43 @@ describe('realtime channel', () => {
     );
     expect(grantsManage).toBe(true);
   });
+
+  it('encrypts webhook secrets with a rotating KMS key: only the webhooks API encrypts, only the delivery worker decrypts', () => {
+    const keyId = logicalIdOfType('AWS::KMS::Key');
+    expect(resources[keyId]?.Properties.EnableKeyRotation).toBe(true);
+    const kmsActionsOf = (functionId: string): string[] => {
+      const fn = resources[functionId];
+      const roleId = referencedId(fn?.Properties.Role);
+      return ofType('AWS::IAM::Policy')
+        .filter(([, policy]) =>
+          (policy.Properties.Roles as unknown[]).some((role) => referencedId(role) === roleId),
+        )
+        .flatMap(
+          ([, policy]) =>
+            (
+              policy.Properties.PolicyDocument as {
+                Statement: { Action: string | string[]; Resource: unknown }[];
+              }
+            ).Statement,
+        )
+        .filter((statement) => referencedId(statement.Resource) === keyId)
+        .flatMap((statement) => [statement.Action].flat());
+    };
+    const holders = ofType('AWS::Lambda::Function').filter(([, fn]) => {
+      const variables = (fn.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)
+        ?.Variables;
+      return variables?.WEBHOOK_SECRETS_KMS_KEY_ID !== undefined;
+    });
+    const names = holders.map(([, fn]) => tagValue(fn, ROUTE_GROUP_TAG) ?? tagValue(fn, WORKER_TAG)).sort();
+    expect(names).toEqual(['webhook-delivery', 'webhooks']);
+    const webhooksFunction = groupFunctions.get('webhooks')?.id ?? '';
+    const deliveryWorker =
+      holders.find(([, fn]) => tagValue(fn, WORKER_TAG) === 'webhook-delivery')?.[0] ?? '';
+    expect(kmsActionsOf(webhooksFunction)).toContain('kms:Encrypt');
+    expect(kmsActionsOf(webhooksFunction)).not.toContain('kms:Decrypt');
+    expect(kmsActionsOf(deliveryWorker)).toContain('kms:Decrypt');
+    expect(kmsActionsOf(deliveryWorker)).not.toContain('kms:Encrypt');
+    // No key material in the template: the local-key variable is not set in AWS at all.
+    expect(JSON.stringify(template.toJSON())).not.toContain('WEBHOOK_SECRETS_KEY"');
+  });
 });

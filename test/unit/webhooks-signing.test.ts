@@ -8,6 +8,7 @@ import {
   webhookHeaders,
 } from '../../shared/webhooks/signing';
 
+const ORG = '0190a3c4-7e51-7000-8000-0000000000aa';
 const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 const message = () => ({
   id: 'evt_0190a3c4-7e51-7000-8000-000000000001',
@@ -101,21 +102,21 @@ describe('webhook signing', () => {
 });
 
 describe('secret box', () => {
-  it('round-trips a secret in the v1 format', () => {
+  it('round-trips a secret in the v1 format', async () => {
     const secret = generateSecret();
 
-    const sealed = sealSecret(secret);
+    const sealed = await sealSecret(secret, ORG);
 
     expect(sealed).toMatch(/^v1\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/);
-    expect(openSecret(sealed)).toBe(secret);
+    expect(await openSecret(sealed, ORG)).toBe(secret);
   });
 
-  it('never contains the plaintext, in clear or base64, and seals differently every time', () => {
+  it('never contains the plaintext, in clear or base64, and seals differently every time', async () => {
     const secret = generateSecret();
     const body = secret.slice('whsec_'.length);
 
-    const first = sealSecret(secret);
-    const second = sealSecret(secret);
+    const first = await sealSecret(secret, ORG);
+    const second = await sealSecret(secret, ORG);
 
     for (const sealed of [first, second]) {
       expect(sealed).not.toContain(secret);
@@ -125,9 +126,9 @@ describe('secret box', () => {
     expect(first).not.toBe(second);
   });
 
-  it('throws when any character of the sealed value is changed', () => {
+  it('throws when any character of the sealed value is changed', async () => {
     // Prepare
-    const sealed = sealSecret(generateSecret());
+    const sealed = await sealSecret(generateSecret(), ORG);
     const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
     // Act + Assess: every position after the version, each replaced by a different character
@@ -136,18 +137,18 @@ describe('secret box', () => {
       if (current === '.') continue;
       const replacement = alphabet[(alphabet.indexOf(current) + 1 + (index % 60)) % alphabet.length] ?? 'A';
       const tampered = `${sealed.slice(0, index)}${replacement}${sealed.slice(index + 1)}`;
-      expect(() => openSecret(tampered), `position ${index}`).toThrow();
+      await expect(openSecret(tampered, ORG), `position ${index}`).rejects.toThrow();
     }
   });
 
   it.each(['', 'v1', 'v2.a.b.c', 'v1.a.b', 'v1.a.b.c.d', 'v1.!!.b.c'])(
     'throws on the malformed %j',
-    (sealed) => {
-      expect(() => openSecret(sealed)).toThrow();
+    async (sealed) => {
+      await expect(openSecret(sealed, ORG)).rejects.toThrow();
     },
   );
 
-  it('fails fast at load inside Lambda without a usable WEBHOOK_SECRETS_KEY, and uses the key when given', async () => {
+  it('refuses to seal inside Lambda without KMS or a usable WEBHOOK_SECRETS_KEY, and uses the key when given', async () => {
     try {
       // Prepare
       vi.resetModules();
@@ -155,27 +156,29 @@ describe('secret box', () => {
       vi.stubEnv('WEBHOOK_SECRETS_KEY', '');
 
       // Act + Assess
-      await expect(import('../../shared/webhooks/secret-box')).rejects.toThrow(/WEBHOOK_SECRETS_KEY/);
+      const unkeyed = await import('../../shared/webhooks/secret-box');
+      await expect(unkeyed.sealSecret('whsec_z', ORG)).rejects.toThrow(/WEBHOOK_SECRETS_KMS_KEY_ID/);
 
       for (const tooWeak of [Buffer.alloc(16).toString('base64'), 'changeme', 'x'.repeat(47)]) {
         vi.resetModules();
         vi.stubEnv('WEBHOOK_SECRETS_KEY', tooWeak);
-        await expect(import('../../shared/webhooks/secret-box')).rejects.toThrow(/32 bytes/);
+        const weak = await import('../../shared/webhooks/secret-box');
+        await expect(weak.sealSecret('whsec_z', ORG)).rejects.toThrow(/32 bytes/);
       }
 
       // The 64-character password the CDK stack generates is hashed into a key.
       vi.resetModules();
       vi.stubEnv('WEBHOOK_SECRETS_KEY', 'Ab3'.repeat(21).padEnd(64, 'z'));
       const derived = await import('../../shared/webhooks/secret-box');
-      expect(derived.openSecret(derived.sealSecret('whsec_y'))).toBe('whsec_y');
+      expect(await derived.openSecret(await derived.sealSecret('whsec_y', ORG), ORG)).toBe('whsec_y');
 
       vi.resetModules();
       vi.stubEnv('WEBHOOK_SECRETS_KEY', Buffer.alloc(32, 9).toString('base64'));
       const box = await import('../../shared/webhooks/secret-box');
-      const sealed = box.sealSecret('whsec_x');
-      expect(box.openSecret(sealed)).toBe('whsec_x');
+      const sealed = await box.sealSecret('whsec_x', ORG);
+      expect(await box.openSecret(sealed, ORG)).toBe('whsec_x');
       // Sealed under a different key: the development key cannot open it.
-      expect(() => openSecret(sealed)).toThrow();
+      await expect(openSecret(sealed, ORG)).rejects.toThrow();
     } finally {
       vi.unstubAllEnvs();
       vi.resetModules();
