@@ -1,13 +1,23 @@
-import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { queueDefinitions } from './resources';
 
 type QueueName = (typeof queueDefinitions)[number]['name'];
 
 /**
- * One SQS client per container. With an endpoint override (the local emulator) the queue URLs name
- * a host that does not resolve, so requests go to the endpoint instead of the URL's host.
+ * One SQS client per container, loaded on first use: most requests of the functions that can queue
+ * work never do, and the client would otherwise lengthen every cold start. With an endpoint override
+ * (the local emulator) the queue URLs name a host that does not resolve, so requests go to the
+ * endpoint instead of the URL's host.
  */
-const sqs = new SQSClient({ useQueueUrlAsEndpoint: !process.env.AWS_ENDPOINT_URL_SQS });
+let loaded:
+  | Promise<{ client: import('@aws-sdk/client-sqs').SQSClient; sdk: typeof import('@aws-sdk/client-sqs') }>
+  | undefined;
+const sqs = () => {
+  loaded ??= import('@aws-sdk/client-sqs').then((sdk) => ({
+    sdk,
+    client: new sdk.SQSClient({ useQueueUrlAsEndpoint: !process.env.AWS_ENDPOINT_URL_SQS }),
+  }));
+  return loaded;
+};
 
 function urlOf(queue: QueueName): string {
   const definition = queueDefinitions.find((candidate) => candidate.name === queue);
@@ -18,8 +28,9 @@ function urlOf(queue: QueueName): string {
 
 export const queues = {
   async send(queue: QueueName, body: unknown, delaySeconds = 0): Promise<void> {
-    await sqs.send(
-      new SendMessageCommand({
+    const { client, sdk } = await sqs();
+    await client.send(
+      new sdk.SendMessageCommand({
         QueueUrl: urlOf(queue),
         MessageBody: JSON.stringify(body),
         DelaySeconds: delaySeconds,
@@ -30,8 +41,9 @@ export const queues = {
   /** Sends up to 10 bodies; returns the indexes SQS did not accept. */
   async sendBatch(queue: QueueName, bodies: readonly unknown[]): Promise<number[]> {
     if (bodies.length === 0) return [];
-    const { Failed = [] } = await sqs.send(
-      new SendMessageBatchCommand({
+    const { client, sdk } = await sqs();
+    const { Failed = [] } = await client.send(
+      new sdk.SendMessageBatchCommand({
         QueueUrl: urlOf(queue),
         Entries: bodies.map((body, i) => ({ Id: String(i), MessageBody: JSON.stringify(body) })),
       }),

@@ -164,7 +164,7 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
     outcome.status === 'fulfilled' && outcome.value ? [outcome.value] : [],
   );
   let recordFailure: unknown;
-  await deliveries.recordFirstAttempts(succeeded).catch((error: unknown) => {
+  await deliveries.recordFirstSuccesses(succeeded).catch((error: unknown) => {
     recordFailure = error;
   });
   const batchItemFailures = outcomes.flatMap((outcome, i) => {

@@ -24,6 +24,25 @@ export type StreamHandler = (
 
 export interface Consumer {
   stop(): Promise<void>;
+  /** Stops taking new work until `resume` (what is in hand finishes): holds a backlog back. */
+  pause(): void;
+  resume(): void;
+}
+
+/** Pause/resume for a polling loop: `open()` resolves at once unless paused. */
+function gate() {
+  let paused = false;
+  return {
+    pause: () => {
+      paused = true;
+    },
+    resume: () => {
+      paused = false;
+    },
+    async open(running: () => boolean): Promise<void> {
+      while (paused && running()) await sleep(10);
+    },
+  };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -44,9 +63,11 @@ export function startQueueConsumer(options: {
   onError?: (error: unknown) => void;
 }): Consumer {
   const sqs = new SQSClient({ endpoint: options.endpoint, useQueueUrlAsEndpoint: false });
+  const held = gate();
   let running = true;
   const loop = (async () => {
     while (running) {
+      await held.open(() => running);
       try {
         const { Messages = [] } = await sqs.send(
           new ReceiveMessageCommand({
@@ -99,6 +120,8 @@ export function startQueueConsumer(options: {
       await loop;
       sqs.destroy();
     },
+    pause: held.pause,
+    resume: held.resume,
   };
 }
 
@@ -225,6 +248,7 @@ export function startStreamConsumers(options: {
     }),
   );
   const iterators = new Map<string, string | undefined>();
+  const held = gate();
   let running = true;
 
   const discoverShards = async (startAt: 'LATEST' | 'TRIM_HORIZON') => {
@@ -248,6 +272,7 @@ export function startStreamConsumers(options: {
     let discoveredAt = 0;
     let first = true;
     while (running) {
+      await held.open(() => running);
       let busy = false;
       try {
         if (Date.now() - discoveredAt > 1_000) {
@@ -285,6 +310,8 @@ export function startStreamConsumers(options: {
       await Promise.all(subscriptions.map((subscribed) => subscribed.settled()));
       streams.destroy();
     },
+    pause: held.pause,
+    resume: held.resume,
   };
 }
 

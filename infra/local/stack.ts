@@ -22,6 +22,10 @@ export interface LocalStack {
   demo: DemoCredentials | undefined;
   endpoints: Record<string, string>;
   tableName: string;
+  /** Holds every queue and stream consumer (work piles up in the queues and the stream) … */
+  pauseWorkers(): void;
+  /** … and lets them go again. */
+  resumeWorkers(): void;
   stop(): Promise<void>;
 }
 
@@ -120,6 +124,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       demo,
       endpoints: { dynamodb, sqs, s3, ses },
       tableName: TABLE_NAME,
+      pauseWorkers: () => {
+        for (const consumer of consumers) consumer.pause();
+      },
+      resumeWorkers: () => {
+        for (const consumer of consumers) consumer.resume();
+      },
       stop: async () => {
         await Promise.all(consumers.map((consumer) => consumer.stop()));
         await gateway.close();

@@ -79,6 +79,19 @@ export interface Component {
   detail: string;
 }
 
+export interface BacklogDrain {
+  expected: number;
+  received: number;
+  /** How long the API took to create the conversations while the workers were held (not in the window). */
+  createMs: number;
+  /** Workers released → last delivery received. */
+  windowMs: number;
+  timedOut: boolean;
+  perSecond: number;
+  cpuPerDeliveryMs: number;
+  detail: string;
+}
+
 export interface ThroughputResult {
   webhooks: number;
   conversations: number;
@@ -106,6 +119,8 @@ export interface ThroughputResult {
   warmup: string;
   /** DynamoDB Local alone, right after the run, on the same table: the local stack's ceiling. */
   calibration?: Calibration;
+  /** The pipeline alone: the same deliveries from events committed while the workers were held. */
+  backlog?: BacklogDrain;
   /** The same pipeline with more delivery pollers (Lambda runs several batches at once). */
   whatIf?: WhatIf;
   /** Where the service process's CPU went, from a separate, shorter run under the sampling profiler. */

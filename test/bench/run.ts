@@ -497,6 +497,20 @@ if (flow) {
   console.log(
     `      ${flow.perSecond.toFixed(0)} deliveries/s ${mark(ok)} (target ≥ ${TARGETS.deliveriesPerSecond.toLocaleString('en')}/s); the API took ${seconds1(flow.createMs)} for the conversations; warm-up: ${flow.warmup}`,
   );
+  const drained = flow.backlog;
+  if (drained) {
+    const drainOk = drained.perSecond >= TARGETS.deliveriesPerSecond && !drained.timedOut;
+    verdicts.push({
+      what: 'webhook deliveries/s draining a backlog',
+      ok: drainOk,
+      detail: `${drained.perSecond.toFixed(0)}/s (${drained.received.toLocaleString('en')}/${drained.expected.toLocaleString('en')} in ${seconds1(drained.windowMs)} after the workers were released); ${drained.cpuPerDeliveryMs.toFixed(1)} ms CPU per delivery`,
+    });
+    webhookMarks.push(`${mark(drainOk)} ${drained.perSecond.toFixed(0)} deliveries/s draining a backlog`);
+    console.log(
+      `      the pipeline alone: the same ${drained.expected.toLocaleString('en')} deliveries from events committed while the workers were held (the API took ${seconds1(drained.createMs)}, not counted),` +
+        ` released at once → last delivery ${seconds1(drained.windowMs)}: ${drained.perSecond.toFixed(0)} deliveries/s ${mark(drainOk)}, ${drained.received.toLocaleString('en')} distinct${drained.timedOut ? ' (timed out)' : ''}; ${drained.cpuPerDeliveryMs.toFixed(1)} ms CPU per delivery; ${drained.detail}`,
+    );
+  }
   console.log(`  (c) event timestamp → arrival at the receiver: ${latency(flow.latency)}`);
   console.log(`      without a backlog (one conversation at a time): ${latency(flow.idleLatency)}`);
   console.log('  per delivery, where the time goes (ms):');

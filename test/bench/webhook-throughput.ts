@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import type { LocalStack } from '../../infra/local/stack';
 import type {
+  BacklogDrain,
   Calibration,
   Component,
   MsDistribution,
@@ -220,8 +221,26 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
   const jvm = descendantsNamed(process.pid, 'java');
   const jvmCpu = () => (jvm.length > 0 ? sum(jvm.map((pid) => processCpuMs(pid) ?? 0)) : undefined);
 
-  const measuredRun = async (conversations: number, timeoutMs = options.timeoutMs): Promise<Run> => {
+  /**
+   * `held`: the workers are paused while the conversations are created and released together, so
+   * the window (and the CPU counted) is the pipeline draining a backlog of committed events, the
+   * API's own pace left out. Otherwise the window runs from the first request.
+   */
+  const measuredRun = async (
+    conversations: number,
+    timeoutMs = options.timeoutMs,
+    held = false,
+  ): Promise<Run> => {
     const expected = options.webhooks * conversations;
+    let heldCreateMs = 0;
+    if (held) {
+      stack.pauseWorkers();
+      const created0 = epochNow();
+      await pool(conversations, options.parallel, createConversation);
+      heldCreateMs = epochNow() - created0;
+      // Let the last commits reach the stream before the workers look.
+      await sleep(500);
+    }
     const cpu0 = process.cpuUsage();
     const jvm0 = jvmCpu();
     const machine0 = machineCpuMs();
@@ -229,8 +248,9 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
     const receiver0 = (await receiver.report()).cpuMs;
     probe.start();
     const t0 = epochNow();
-    await pool(conversations, options.parallel, createConversation);
-    const createMs = epochNow() - t0;
+    if (held) stack.resumeWorkers();
+    else await pool(conversations, options.parallel, createConversation);
+    const createMs = held ? heldCreateMs : epochNow() - t0;
     const complete = await waitForArrivals(receiver, expected, t0 + timeoutMs, 15_000);
     const waitedUntil = epochNow();
     const cpu = process.cpuUsage(cpu0);
@@ -294,6 +314,26 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
     dynamoDbLocal: mainFigures.cpu.dynamoDbLocal,
     receiver: mainFigures.cpu.receiver,
   };
+
+  let backlogDrain: BacklogDrain | undefined;
+  if (main.complete) {
+    log(
+      `backlog: workers held while ${options.conversations} conversations are created, then released → ${expected.toLocaleString('en')} deliveries…`,
+    );
+    const run = await measuredRun(options.conversations, options.timeoutMs, true);
+    const figures = figuresOf(run);
+    backlogDrain = {
+      expected: run.expected,
+      received: run.distinct,
+      createMs: run.createMs,
+      windowMs: run.windowMs,
+      timedOut: !run.complete,
+      perSecond: run.distinct / (run.windowMs / 1000),
+      cpuPerDeliveryMs: figures.cpu.total,
+      detail: `${describeProcesses(run)}; ${describeTable(run.data, 4)}`,
+    };
+    log(`backlog drained at ${f0(backlogDrain.perSecond)}/s`);
+  }
 
   let whatIf: WhatIf | undefined;
   if (options.whatIf && main.complete) {
@@ -367,6 +407,7 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
     findings: analysis.findings,
     warmup: `${warmupConversations} conversations (${warmupConversations * options.webhooks} deliveries) first, not measured`,
     calibration,
+    ...(backlogDrain ? { backlog: backlogDrain } : {}),
     ...(whatIf ? { whatIf } : {}),
     ...(profile ? { profile } : {}),
   };

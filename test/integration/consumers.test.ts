@@ -83,6 +83,44 @@ describe('the local SQS event source', () => {
   });
 });
 
+describe('holding the local event sources', () => {
+  it('takes no message while paused, then everything that piled up once resumed', async () => {
+    const endpoint = inject('endpoints').sqs ?? '';
+    const sqs = new SQSClient({ endpoint, useQueueUrlAsEndpoint: false });
+    const queue = await sqs.send(new CreateQueueCommand({ QueueName: `held-test-${Date.now()}` }));
+    const queueUrl = queue.QueueUrl ?? '';
+    const handled: string[] = [];
+    const consumer = startQueueConsumer({
+      name: 'held',
+      endpoint,
+      queueUrl,
+      queueArn: 'arn:aws:sqs:local:000000000000:held',
+      batchSize: 10,
+      handler: async (event) => {
+        handled.push(...event.Records.map((record) => record.body));
+        return { batchItemFailures: [] };
+      },
+    });
+    consumers.push(consumer);
+    consumer.pause();
+    // A long poll already under way when paused may still return: let it end first.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+
+    for (const body of ['one', 'two', 'three'])
+      await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(handled).toEqual([]);
+
+    consumer.resume();
+    await eventually(
+      () => handled.length,
+      (count) => count === 3,
+    );
+    expect(handled.sort()).toEqual(['one', 'three', 'two']);
+    sqs.destroy();
+  });
+});
+
 describe('the local DynamoDB stream event source', () => {
   it('delivers table writes in order and retries from the first failed record', async () => {
     const endpoint = inject('endpoints').dynamodb ?? '';
