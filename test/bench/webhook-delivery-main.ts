@@ -7,7 +7,6 @@
  *
  * Standalone: `npx tsx test/bench/webhook-delivery-main.ts`.
  */
-import { workerDefinitions } from '../../functions/workers';
 import { freePort } from '../../infra/local/ports';
 import { type LocalStack, startLocalStack } from '../../infra/local/stack';
 import { RESULT_MARKER, type WebhookDeliveryResult } from './protocol';
@@ -26,10 +25,8 @@ const message = (error: unknown) => (error instanceof Error ? error.message : St
 
 let stack: LocalStack | undefined;
 let receiver: ReceiverHandle | undefined;
-const fanoutIndex = workerDefinitions
-  .filter((worker) => worker.source.kind === 'stream')
-  .findIndex((worker) => worker.name === 'webhook-fanout');
-const probe = new Probe(fanoutIndex);
+// The local stack reads the stream once for every stream worker: the fan-out's reads are that reader's.
+const probe = new Probe(0);
 
 async function stop(): Promise<void> {
   const running = stack;
@@ -87,7 +84,7 @@ try {
       conversations: CONVERSATIONS,
       parallel: PARALLEL,
       timeoutMs: DELIVERY_TIMEOUT_MS,
-      whatIf: { pollers: 4, conversations: 50 },
+      whatIf: { pollers: 10, conversations: 50 },
       profileConversations: 25,
       log: say,
     });

@@ -21,13 +21,13 @@ export interface Span {
 export interface ProbeData {
   /** Event id → when the fan-out's stream poller read it (end of that GetRecords). */
   streamReadAt: Map<string, number>;
-  /** Event id → when the fan-out started on it (its GetItem of the event). */
+  /** Event id → when the fan-out started on it (its batch's BatchGetItem of the events). */
   fanoutAt: Map<string, number>;
   /** Delivery id → when the fan-out's PutItem of it ended. */
   createdAt: Map<string, number>;
   /** Delivery id → when its SendMessage ended (queued). */
   queuedAt: Map<string, number>;
-  /** Delivery id → when the worker started on it (its GetItem of the delivery). */
+  /** Delivery id → when a delivery poller received it (the worker starts on it then). */
   workerAt: Map<string, number>;
   /** Delivery id → when that GetItem ended (the webhook's, in parallel, ends about then too). */
   workerReadAt: Map<string, number>;
@@ -130,8 +130,23 @@ export class Probe {
       if (input.QueueUrl !== deliveryQueueUrl()) return;
       switch (nameOf(command)) {
         case 'ReceiveMessage': {
-          const messages = (output as { Messages?: unknown[] } | undefined)?.Messages;
-          this.data.receives.push({ start, end, count: messages?.length ?? 0 });
+          const messages = (output as { Messages?: { Body?: string }[] } | undefined)?.Messages ?? [];
+          this.data.receives.push({ start, end, count: messages.length });
+          for (const message of messages) {
+            const job = JSON.parse(message.Body ?? '{}') as { deliveryId?: string };
+            if (job.deliveryId && !this.data.workerAt.has(job.deliveryId))
+              this.data.workerAt.set(job.deliveryId, end);
+          }
+          break;
+        }
+        case 'SendMessageBatch': {
+          const entries = (input.Entries as { MessageBody?: string }[] | undefined) ?? [];
+          this.data.sends.push({ start, end, count: entries.length });
+          for (const entry of entries) {
+            const job = JSON.parse(entry.MessageBody ?? '{}') as { deliveryId?: string; notBefore?: string };
+            if (job.deliveryId && !job.notBefore && !this.data.queuedAt.has(job.deliveryId))
+              this.data.queuedAt.set(job.deliveryId, end);
+          }
           break;
         }
         case 'DeleteMessageBatch':
@@ -239,26 +254,42 @@ export class Probe {
     const item = (input.Item ?? {}) as Record<string, unknown>;
     const values = (input.ExpressionAttributeValues ?? {}) as Record<string, unknown>;
     let kind = `${operation} (other: auth, rate limit, conversation…)`;
+    const batchKeys = Object.values(
+      (input.RequestItems ?? {}) as Record<string, { Keys?: { sk?: unknown }[] }>,
+    )
+      .flatMap((request) => request.Keys ?? [])
+      .map((key) => text(key.sk));
+    const batchItems = Object.values(
+      (input.RequestItems ?? {}) as Record<string, { PutRequest?: { Item?: Record<string, unknown> } }[]>,
+    )
+      .flat()
+      .map((request) => request.PutRequest?.Item ?? {});
     if (operation === 'TransactWriteItems') kind = 'TransactWriteItems (API writes)';
-    else if (operation === 'PutItem' && text(item.entity) === 'delivery') {
-      kind = 'PutItem delivery (fan-out)';
-      this.data.createdAt.set(text(item.id), end);
+    else if (operation === 'BatchGetItem' && batchKeys.some((key) => key.startsWith('EVENT#'))) {
+      kind = 'BatchGetItem events (fan-out)';
+      for (const key of batchKeys)
+        if (key.startsWith('EVENT#') && !this.data.fanoutAt.has(key.slice(6)))
+          this.data.fanoutAt.set(key.slice(6), start);
+    } else if (operation === 'BatchGetItem' && batchKeys.some((key) => key.startsWith('WEBHOOK#')))
+      kind = 'BatchGetItem webhooks (worker)';
+    else if (
+      operation === 'BatchWriteItem' &&
+      batchItems.some((written) => text(written.entity) === 'delivery')
+    ) {
+      kind = 'BatchWriteItem deliveries (worker records successes)';
+      for (const written of batchItems) this.data.recordedAt.set(text(written.id), end);
+    } else if (operation === 'PutItem' && text(item.entity) === 'delivery') {
+      kind = 'PutItem delivery (a failed first attempt)';
+      this.data.recordedAt.set(text(item.id), end);
+      if (text(item.status) !== 'succeeded') this.data.failedAttempts += 1;
     } else if (operation === 'UpdateItem' && sk.startsWith('DELIVERY#')) {
-      kind = 'UpdateItem delivery (worker records)';
+      kind = 'UpdateItem delivery (worker records a retry)';
       this.data.recordedAt.set(sk.slice(9), end);
       if (text(values[':status']) !== 'succeeded') this.data.failedAttempts += 1;
     } else if (operation === 'Query' && text(values[':pk']).endsWith('#WEBHOOKS'))
       kind = 'Query webhooks (fan-out)';
-    else if (operation === 'GetItem' && sk.startsWith('EVENT#')) {
-      kind = 'GetItem event (fan-out)';
-      if (!this.data.fanoutAt.has(sk.slice(6))) this.data.fanoutAt.set(sk.slice(6), start);
-    } else if (operation === 'GetItem' && sk.startsWith('DELIVERY#')) {
-      kind = 'GetItem delivery (worker)';
-      if (!this.data.workerAt.has(sk.slice(9))) {
-        this.data.workerAt.set(sk.slice(9), start);
-        this.data.workerReadAt.set(sk.slice(9), end);
-      }
-    } else if (operation === 'GetItem' && sk.startsWith('WEBHOOK#')) kind = 'GetItem webhook (worker)';
+    else if (operation === 'GetItem' && sk.startsWith('DELIVERY#'))
+      kind = 'GetItem delivery (worker, retries)';
     const durations = this.data.dynamo.get(kind) ?? [];
     durations.push(end - start);
     this.data.dynamo.set(kind, durations);

@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { INITIAL_QUEUE_POLLERS } from '../../functions/workers';
 import type { LocalStack } from '../../infra/local/stack';
 import type {
   BacklogDrain,
@@ -44,6 +45,9 @@ interface Delivery {
   eventId: string;
   deliveryId: string;
 }
+
+/** Delivery pollers the local stack runs (Lambda's initial SQS concurrency). */
+const POLLERS = INITIAL_QUEUE_POLLERS;
 
 /** The what-if and profiled runs are shorter: a stuck one must not eat the bench's time. */
 const SECONDARY_TIMEOUT_MS = 40_000;
@@ -337,7 +341,7 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
 
   let whatIf: WhatIf | undefined;
   if (options.whatIf && main.complete) {
-    whatIf = await withExtraPollers(stack, options.whatIf.pollers - 1, async () => {
+    whatIf = await withExtraPollers(stack, options.whatIf.pollers - POLLERS, async () => {
       const conversations = options.whatIf?.conversations ?? 0;
       log(
         `what-if: ${options.whatIf?.pollers} delivery pollers, ${conversations} conversations → ${(conversations * options.webhooks).toLocaleString('en')} deliveries…`,
@@ -385,7 +389,7 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
   );
   if (whatIf)
     analysis.findings.push(
-      `what-if, ${whatIf.pollers} delivery pollers instead of 1: ${f0(whatIf.perSecond)}/s (${whatIf.received}/${whatIf.expected} in ${(whatIf.windowMs / 1000).toFixed(1)} s): ${whatIf.detail}`,
+      `what-if, ${whatIf.pollers} delivery pollers instead of ${POLLERS}: ${f0(whatIf.perSecond)}/s (${whatIf.received}/${whatIf.expected} in ${(whatIf.windowMs / 1000).toFixed(1)} s): ${whatIf.detail}`,
     );
 
   return {
@@ -509,37 +513,39 @@ function stagesOf(data: ProbeData, deliveries: Delivery[]): Stage[] {
   const fanout = (d: Delivery) => data.fanoutAt.get(d.eventId);
   const queued = (d: Delivery) => data.queuedAt.get(d.deliveryId);
   const worker = (d: Delivery) => data.workerAt.get(d.deliveryId);
-  const workerRead = (d: Delivery) => data.workerReadAt.get(d.deliveryId);
   const arrival = (d: Delivery) => d.arrival;
   const recorded = (d: Delivery) => data.recordedAt.get(d.deliveryId);
   return [
     {
       name: 'stream',
-      what: 'event timestamp → its GetRecords by the fan-out poller returned (commit, poll sleep, previous batch)',
+      what: 'event timestamp → the stream reader returned it (commit, poll sleep, previous read)',
       ms: between(event, read),
     },
     {
       name: 'fan-out wait',
-      what: 'read → the fan-out starts on it (a batch is fanned out one event at a time)',
+      what: 'read → the fan-out starts on its batch (the previous batch still being fanned out)',
       ms: between(read, fanout),
     },
     {
       name: 'fan-out',
-      what: 'GetItem event (+ Query webhooks per batch), PutItem + SendMessage per webhook → queued',
+      what: 'BatchGetItem events ∥ Query webhooks per organization → SendMessageBatch of the jobs',
       ms: between(fanout, queued),
     },
     {
       name: 'SQS',
-      what: 'queued → a delivery poller hands it to the worker (GetItem delivery)',
+      what: 'queued → a delivery poller received it',
       ms: between(queued, worker),
     },
-    { name: 'worker reads', what: 'GetItem delivery ‖ GetItem webhook', ms: between(worker, workerRead) },
     {
-      name: 'sign + POST',
-      what: 'open the secret, sign, POST → arrival at the receiver',
-      ms: between(workerRead, arrival),
+      name: 'worker + POST',
+      what: "BatchGetItem of the batch's webhooks, open the secret, sign, POST → arrival at the receiver",
+      ms: between(worker, arrival),
     },
-    { name: 'record', what: 'arrival → UpdateItem of the attempt done', ms: between(arrival, recorded) },
+    {
+      name: 'record',
+      what: "arrival → the batch's BatchWriteItem (or a failure's own write) done",
+      ms: between(arrival, recorded),
+    },
   ];
 }
 
@@ -620,7 +626,7 @@ function figuresOf(run: Run): Figures {
     handlerMs: mean(handlerMs),
     deleteMs,
     cycleMs,
-    capacity: batch / (cycleMs / 1000),
+    capacity: (POLLERS * batch) / (cycleMs / 1000),
     queue: backlog(queued, workerStarts, t0, t0 + windowMs),
     cpu: { ...cpu, total: cpu.service + (cpu.dynamoDbLocal ?? 0) + cpu.receiver },
   };
@@ -651,11 +657,11 @@ function analyse(
   const getRecordsMs = sum(spanMs(reads));
   components.push({
     name: 'stream poller (fan-out)',
-    detail: `${data.streamAttribution}: ${reads.length} GetRecords, ${f1(mean(spanMs(reads)))} ms each (${withRecords.length} with records, ${f0(mean(withRecords.map((span) => span.count)))} records each: every table write, filtered after reading); ${f0(mean(gaps))} ms from one to the next (the fan-out of the batch + 200 ms poll sleep); ${data.allGetRecords} GetRecords by all stream pollers`,
+    detail: `${data.streamAttribution}: ${reads.length} GetRecords, ${f1(mean(spanMs(reads)))} ms each (${withRecords.length} with records, ${f0(mean(withRecords.map((span) => span.count)))} records each: every table write, filtered after reading); ${f0(mean(gaps))} ms from one to the next (at once after a read that returned records, else a 200 ms poll sleep); one reader serves every stream worker locally`,
   });
   components.push({
     name: 'fan-out',
-    detail: `${figures.events} events (conversation.created + message.created), ${figures.queued} deliveries queued in ${f0(figures.fanoutSpanMs)} ms = ${f0(figures.fanoutRate)}/s; ${f1(figures.perEventMs)} ms per event (events one by one; per event GetItem ${f1(mean(durations('GetItem event (fan-out)')))} ms, then PutItem ${f1(mean(durations('PutItem delivery (fan-out)')))} ms → SendMessage per webhook, the webhooks in parallel)`,
+    detail: `${figures.events} events (conversation.created + message.created), ${figures.queued} deliveries queued in ${f0(figures.fanoutSpanMs)} ms = ${f0(figures.fanoutRate)}/s; per batch of events: BatchGetItem ${f1(mean(durations('BatchGetItem events (fan-out)')))} ms ∥ Query webhooks ${f1(mean(durations('Query webhooks (fan-out)')))} ms, then SendMessageBatch ×${f1(mean(data.sends.filter((span) => span.start >= t0).map((span) => span.count)))} jobs, 16 calls in flight`,
   });
 
   // ── SQS and the delivery poller ──
@@ -664,11 +670,11 @@ function analyse(
   const deletes = data.deletes.filter((span) => span.start >= t0);
   components.push({
     name: 'SQS emulator (fauxqs, in-process)',
-    detail: `SendMessage ×${sends.length} ${f1(mean(spanMs(sends)))} ms (up to ${options.webhooks} at once); ReceiveMessage ×${receives.length} ${f1(figures.receiveMs)} ms when it returns messages; DeleteMessageBatch ×${deletes.length} ${f1(figures.deleteMs)} ms`,
+    detail: `SendMessageBatch ×${sends.length} ${f1(mean(spanMs(sends)))} ms; ReceiveMessage ×${receives.length} ${f1(figures.receiveMs)} ms when it returns messages; DeleteMessageBatch ×${deletes.length} ${f1(figures.deleteMs)} ms`,
   });
   components.push({
-    name: 'delivery poller + worker',
-    detail: `${receives.filter((span) => span.count > 0).length} batches of ${f1(figures.batch)}; cycle = receive ${f1(figures.receiveMs)} + handler ${f1(figures.handlerMs)} + delete ${f1(figures.deleteMs)} = ${f1(figures.cycleMs)} ms → at most ${f0(figures.capacity)} deliveries/s; the queue held messages ${pct(figures.queue.busyShare, 1)} of the window (peak ${figures.queue.peak})`,
+    name: 'delivery pollers + worker',
+    detail: `${receives.filter((span) => span.count > 0).length} batches of ${f1(figures.batch)} over ${POLLERS} pollers; cycle = receive ${f1(figures.receiveMs)} + handler ${f1(figures.handlerMs)} + delete ${f1(figures.deleteMs)} = ${f1(figures.cycleMs)} ms → at most ${f0(figures.capacity)} deliveries/s; the queue held messages ${pct(figures.queue.busyShare, 1)} of the window (peak ${figures.queue.peak})`,
   });
   components.push({ name: 'DynamoDB calls (as the service saw them)', detail: describeTable(data, 6) });
   if (data.failedAttempts > 0)
@@ -683,20 +689,20 @@ function analyse(
   );
   if (figures.queue.busyShare > 0.6 && figures.capacity <= figures.fanoutRate * 1.1)
     findings.push(
-      `narrowest stage: the delivery worker, one poller: ${f1(figures.batch)} messages per ${f0(figures.cycleMs)} ms cycle; the queue was never empty for ${pct(figures.queue.busyShare, 1)} of the window`,
+      `narrowest stage: the delivery worker, ${POLLERS} pollers: ${f1(figures.batch)} messages per ${f0(figures.cycleMs)} ms cycle each; the queue was never empty for ${pct(figures.queue.busyShare, 1)} of the window`,
     );
   else if (figures.fanoutRate <= figures.capacity)
     findings.push(
-      `narrowest stage: the fan-out, ${f0(figures.fanoutRate)}/s (events one at a time, ${f1(figures.perEventMs)} ms each); the worker kept up (queue non-empty ${pct(figures.queue.busyShare, 1)} of the window)`,
+      `narrowest stage: the fan-out, ${f0(figures.fanoutRate)}/s; the worker kept up (queue non-empty ${pct(figures.queue.busyShare, 1)} of the window)`,
     );
-  const readMs = mean(durations('GetItem delivery (worker)'));
-  const recordMs = mean(durations('UpdateItem delivery (worker records)'));
+  const readMs = mean(durations('BatchGetItem webhooks (worker)'));
+  const recordMs = mean(durations('BatchWriteItem deliveries (worker records successes)'));
   const sqsMs = figures.receiveMs + figures.deleteMs;
   findings.push(
-    `time per worker cycle: SQS emulator ${f1(sqsMs)} ms (${pct(sqsMs, figures.cycleMs)}: receive + delete), handler ${f1(figures.handlerMs)} ms (${pct(figures.handlerMs, figures.cycleMs)}); per message the handler waits on DynamoDB: reads ${f1(readMs)} ms (two GetItem in parallel) + record ${f1(recordMs)} ms (UpdateItem), against sign + POST ${f1(stageP50(run, 'sign'))} ms (p50); the batch ends with its slowest message`,
+    `time per worker cycle: SQS emulator ${f1(sqsMs)} ms (${pct(sqsMs, figures.cycleMs)}: receive + delete), handler ${f1(figures.handlerMs)} ms (${pct(figures.handlerMs, figures.cycleMs)}); per batch the handler waits on DynamoDB: BatchGetItem webhooks ${f1(readMs)} ms + BatchWriteItem records ${f1(recordMs)} ms, against received → arrival ${f1(stageP50(run, 'worker'))} ms (p50); the batch ends with its slowest message`,
   );
   findings.push(
-    `stream poller: GetRecords ${f0(getRecordsMs)} ms in all (${pct(getRecordsMs, windowMs)} of the window) + a 200 ms sleep per poll; records then wait for the fan-out, which handles one event at a time (${f1(figures.perEventMs)} ms each, most of it PutItem and SendMessage of its ${options.webhooks} deliveries): fan-out wait p50 ${f0(stageP50(run, 'fan-out wait'))} ms`,
+    `stream reader: GetRecords ${f0(getRecordsMs)} ms in all (${pct(getRecordsMs, windowMs)} of the window); records then wait for the fan-out of the previous batch: fan-out wait p50 ${f0(stageP50(run, 'fan-out wait'))} ms`,
   );
   if (run.machine && run.machine.busy / run.machine.total > 0.85)
     findings.push(
