@@ -144,6 +144,54 @@ describe('webhooks', () => {
     expect(again.status).toBe(409);
   });
 
+  it('delivers an event too large to travel in its queue message, whole and signed', async () => {
+    // Its own organization and receiver: the other tests' webhooks must not see this event.
+    const own = await createTenant();
+    const receiver = await startReceiver(inject('webhookTestPorts')[2] ?? 0);
+    try {
+      const created = await call<Created>('POST', '/api/webhooks', {
+        token: own.apiKey,
+        body: { url: receiver.url, events: ['conversation.created'] },
+      });
+      const visitor = await createVisitor(own.widgetKey);
+      // ~100 KB of metadata: beyond what a job carries inline (64 KiB), so it is stored and referenced.
+      const metadata = Object.fromEntries(
+        Array.from({ length: 100 }, (_, i) => [`k${i}`, `${i}`.padEnd(1_000, 'x')]),
+      );
+      const conversation = await call<{ id: string }>('POST', '/api/conversations', {
+        token: own.apiKey,
+        body: { visitorId: visitor.visitor.id, metadata },
+      });
+      expect(conversation.status).toBe(201);
+
+      const [arrived] = await eventually(
+        () => receiver.received,
+        (list) => list.length >= 1,
+      );
+      const verified = new Webhook(created.body.secret ?? '').verify(arrived?.body ?? '', {
+        'webhook-id': String(arrived?.headers['webhook-id']),
+        'webhook-timestamp': String(arrived?.headers['webhook-timestamp']),
+        'webhook-signature': String(arrived?.headers['webhook-signature']),
+      }) as { type: string; data: { id: string; metadata: Record<string, string> } };
+      expect(Buffer.byteLength(arrived?.body ?? '')).toBeGreaterThan(64 * 1024);
+      expect(verified.type).toBe('conversation.created');
+      expect(verified.data.id).toBe(conversation.body.id);
+      expect(verified.data.metadata).toEqual(metadata);
+      const history = await eventually(
+        async () =>
+          (
+            await call<{ data: Delivery[] }>('GET', `/api/webhooks/${created.body.id}/deliveries`, {
+              token: own.apiKey,
+            })
+          ).body.data,
+        (list) => list[0]?.status === 'succeeded',
+      );
+      expect(history.map((delivery) => [delivery.status, delivery.attempts])).toEqual([['succeeded', 1]]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('sends nothing more to a deleted webhook', async () => {
     const before = healthy.received.length;
     const created = await register({ url: healthy.url, events: ['conversation.created'] });
