@@ -45,6 +45,9 @@ function gate() {
   };
 }
 
+/** GetRecords returns at most this many records per call. */
+const READ_LIMIT = 1000;
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -206,12 +209,14 @@ function subscription(
   };
 
   return {
-    add(shardId: string, records: readonly _Record[]) {
+    /** Queues the records this subscriber wants; how many that was. */
+    add(shardId: string, records: readonly _Record[]): number {
       const mine = records.filter(wanted);
-      if (mine.length === 0) return;
+      if (mine.length === 0) return 0;
       const backlog = backlogs.get(shardId) ?? [];
       backlog.push(...mine);
       backlogs.set(shardId, backlog);
+      return mine.length;
     },
     /** Starts delivering the shard's backlog unless that is under way: the reader does not wait. */
     kick(shardId: string) {
@@ -285,12 +290,15 @@ export function startStreamConsumers(options: {
           // Each subscriber works through its own backlog: a slow or retrying one holds up no other.
           if (iterator) {
             const result = await streams.send(
-              new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }),
+              new GetRecordsCommand({ ShardIterator: iterator, Limit: READ_LIMIT }),
             );
             iterators.set(shardId, result.NextShardIterator);
             const records = result.Records ?? [];
-            if (records.length > 0) busy = true;
-            for (const subscribed of subscriptions) subscribed.add(shardId, records);
+            let wanted = 0;
+            for (const subscribed of subscriptions) wanted += subscribed.add(shardId, records);
+            // More is likely waiting after a full read or one with work in it: read again at once.
+            // A read of nothing but records no worker wants (e.g. delivery records) waits like an empty one.
+            if (records.length === READ_LIMIT || wanted > 0) busy = true;
           }
           for (const subscribed of subscriptions) subscribed.kick(shardId);
         }

@@ -109,7 +109,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       streamArn: await streamArnOf(dynamodb, TABLE_NAME),
       onError: (worker, error) => console.error(`[worker ${worker}]`, error),
     });
-    progress(`${consumers.length} queue and stream consumers running`);
+    const running = options.runWorkers === false ? 0 : workerDefinitions.length;
+    progress(`${running} workers running on ${consumers.length} local pollers (queues and the table stream)`);
 
     let demo: DemoCredentials | undefined;
     if (options.seedDemo) {

@@ -225,7 +225,10 @@ export class Probe {
     const scores = new Map(clients.map((client) => [client, consistency(client)]));
     const byOrder = scores.get(this.fanoutStreamIndex) ?? 0;
     let chosen = this.fanoutStreamIndex;
-    if (byOrder >= 0.98) {
+    if (clients.length === 1 && clients[0] === chosen) {
+      // One reader for every stream worker: its reads are the fan-out's, which no longer gates them.
+      this.data.streamAttribution = 'the one stream reader (it serves every stream worker)';
+    } else if (byOrder >= 0.98) {
       this.data.streamAttribution = `the fan-out's poller by creation order (#${chosen + 1} of ${clients.length}), consistent for ${(byOrder * 100).toFixed(0)}% of its events`;
     } else {
       const best = [...scores].sort((a, b) => b[1] - a[1])[0];
