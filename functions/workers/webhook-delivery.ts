@@ -58,7 +58,7 @@ async function deliveryOf(job: DeliveryJob): Promise<StoredDelivery | undefined>
   };
 }
 
-/** One attempt: signs and POSTs, or stops (webhook gone) or fails at once (webhook paused). */
+/** One attempt: signs and POSTs, or fails at once when the webhook is paused (a deleted one never gets here). */
 async function attempt(delivery: StoredDelivery, webhook: StoredWebhook, manual: boolean): Promise<Outcome> {
   const startedAt = clock.nowIso();
   if (!webhook.active) {
