@@ -9,7 +9,7 @@ import { mintOrgToken, type OrgTokenKind } from '../auth/tokens';
 import { clock } from '../clock';
 import type { OperatorRole } from '../http/caller';
 import { db, tableName, ttlSeconds } from './client';
-import { conditionFailedAt, isConditionFailure } from './errors';
+import { conditionFailedAt, conditionHeld } from './errors';
 import { type Key, keys } from './keys';
 import { type Organization, organizations } from './organizations';
 
@@ -115,8 +115,8 @@ export const credentials = {
 
   /** Marks an active key revoked; false when there is no such active key. */
   async revokeApiKey(orgId: string, keyId: string): Promise<boolean> {
-    try {
-      await db.send(
+    return conditionHeld(() =>
+      db.send(
         new UpdateCommand({
           TableName: tableName,
           Key: keys.apiKey(orgId, keyId),
@@ -124,12 +124,8 @@ export const credentials = {
           ConditionExpression: 'attribute_exists(pk) AND revokedAt = :null',
           ExpressionAttributeValues: { ':now': clock.nowIso(), ':null': null },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   },
 
   async createOperatorSession(orgId: string, operatorId: string, role: OperatorRole, ttlHours: number) {

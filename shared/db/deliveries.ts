@@ -5,7 +5,7 @@ import type { Delivery } from '../schemas/webhook';
 import { delivery as deliverySchema } from '../schemas/webhook';
 import { batchPut } from './batch';
 import { db, tableName, ttlSeconds } from './client';
-import { isConditionFailure } from './errors';
+import { conditionHeld, isConditionFailure } from './errors';
 import { keys } from './keys';
 import { pickShape } from './project';
 
@@ -61,19 +61,15 @@ function deliveryItem(delivery: StoredDelivery): Record<string, unknown> {
 export const deliveries = {
   /** Creates the delivery unless it exists; true when this call created it. */
   async create(delivery: StoredDelivery): Promise<boolean> {
-    try {
-      await db.send(
+    return conditionHeld(() =>
+      db.send(
         new PutCommand({
           TableName: tableName,
           Item: deliveryItem(delivery),
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   },
 
   /**
@@ -150,8 +146,8 @@ export const deliveries = {
     current: StoredDelivery,
     outcome: Pick<Delivery, 'status' | 'responseStatus' | 'error' | 'lastAttemptAt' | 'nextAttemptAt'>,
   ): Promise<boolean> {
-    try {
-      await db.send(
+    return conditionHeld(() =>
+      db.send(
         new UpdateCommand({
           TableName: tableName,
           Key: keys.delivery(current.orgId, current.webhookId, current.id),
@@ -168,12 +164,8 @@ export const deliveries = {
             ':seen': current.attempts,
           },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   },
 
   /** A failed delivery goes back to pending for one more attempt; the reason when it cannot. */

@@ -15,3 +15,17 @@ export function isConditionFailure(error: unknown): boolean {
     (error.CancellationReasons ?? []).some((reason) => reason.Code === 'ConditionalCheckFailed')
   );
 }
+
+/**
+ * Runs one conditional write: true when it happened, false when its condition did not hold (the
+ * item was missing, or changed meanwhile); any other failure is thrown.
+ */
+export async function conditionHeld(write: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await write();
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}

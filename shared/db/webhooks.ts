@@ -6,7 +6,7 @@ import { webhook as webhookSchema } from '../schemas/webhook';
 import { openSecret, sealSecret } from '../webhooks/secret-box';
 import { batchGet } from './batch';
 import { db, tableName } from './client';
-import { isConditionFailure } from './errors';
+import { conditionHeld } from './errors';
 import { keys } from './keys';
 import { pickShape } from './project';
 import { queryPrefix } from './query';
@@ -114,27 +114,25 @@ export const webhooks = {
 
   /** Deleting stops its pending deliveries at once: every attempt reads the webhook first. */
   async remove(orgId: string, webhookId: string): Promise<boolean> {
-    try {
-      await db.send(
+    return conditionHeld(() =>
+      db.send(
         new DeleteCommand({
           TableName: tableName,
           Key: keys.webhook(orgId, webhookId),
           ConditionExpression: 'attribute_exists(pk)',
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   },
 
   /** The new secret signs from now on; the current one keeps signing beside it for 24 hours. */
   async rotate(orgId: string, webhookId: string, secret: string): Promise<boolean> {
     const current = await webhooks.get(orgId, webhookId);
     if (!current) return false;
-    try {
-      await db.send(
+    const sealed = await sealSecret(secret, orgId);
+    // Deleted or rotated concurrently (false): the caller reads again.
+    return conditionHeld(() =>
+      db.send(
         new UpdateCommand({
           TableName: tableName,
           Key: keys.webhook(orgId, webhookId),
@@ -142,18 +140,13 @@ export const webhooks = {
             'SET secretSealed = :next, previousSecretSealed = :previous, previousSecretExpiresAt = :until, updatedAt = :now',
           ConditionExpression: 'secretSealed = :previous',
           ExpressionAttributeValues: {
-            ':next': await sealSecret(secret, orgId),
+            ':next': sealed,
             ':previous': current.secretSealed,
             ':until': new Date(clock.nowMs() + ROTATION_OVERLAP_MS).toISOString(),
             ':now': clock.nowIso(),
           },
         }),
-      );
-      return true;
-    } catch (error) {
-      // Deleted or rotated concurrently: the caller reads again.
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   },
 };
