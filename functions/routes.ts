@@ -18,15 +18,14 @@ let table: readonly RouteGroup[] | undefined;
 
 /**
  * The route table: every endpoint of the API, grouped by the Lambda function that serves it.
- * A function (not a constant) because the platform group reads the whole table to serve the
- * OpenAPI document and its 404/405 answers, and imports this module in return.
+ * The platform group describes the whole table (OpenAPI document), so it is given a loader of it.
  */
 export function routeTable(): readonly RouteGroup[] {
   table ??= [
     {
       name: 'platform',
       description: 'health, OpenAPI document, API reference, 404/405 answers',
-      routes: platformRoutes,
+      routes: platformRoutes(async () => allRoutes()),
     },
     {
       name: 'admin',

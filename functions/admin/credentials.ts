@@ -2,7 +2,7 @@ import { authCache } from '../../shared/auth/authenticate';
 import { config } from '../../shared/config';
 import { credentials } from '../../shared/db/credentials';
 import { operators } from '../../shared/db/operators';
-import { ConflictError, NotFoundError } from '../../shared/http/errors';
+import { ConflictError, NotFoundError } from '../../shared/errors';
 import { created, ok, route } from '../../shared/http/route';
 import { successResult, uuid } from '../../shared/schemas/common';
 import {

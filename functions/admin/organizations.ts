@@ -1,6 +1,6 @@
 import { authCache } from '../../shared/auth/authenticate';
 import { organizations } from '../../shared/db/organizations';
-import { NotFoundError, ValidationError } from '../../shared/http/errors';
+import { NotFoundError, ValidationError } from '../../shared/errors';
 import { created, ok, route } from '../../shared/http/route';
 import { uuid } from '../../shared/schemas/common';
 import {

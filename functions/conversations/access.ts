@@ -1,7 +1,7 @@
+import type { OrgCaller } from '../../shared/auth/caller';
 import { clock } from '../../shared/clock';
 import { conversations, type StoredConversation } from '../../shared/db/conversations';
-import type { OrgCaller } from '../../shared/http/caller';
-import { ForbiddenError, NotFoundError } from '../../shared/http/errors';
+import { ForbiddenError, NotFoundError } from '../../shared/errors';
 import type { Organization } from '../../shared/schemas/organization';
 
 const DAY_MS = 86_400_000;

@@ -1,3 +1,4 @@
+import type { OrgCaller } from '../../shared/auth/caller';
 import { clock } from '../../shared/clock';
 import { actorOf } from '../../shared/conversations/actor';
 import { type StoredConversation, withChange } from '../../shared/conversations/state';
@@ -8,8 +9,7 @@ import { conversationItem, storedConversationOf, toConversation } from '../../sh
 import { eventWrite } from '../../shared/db/events';
 import { keys } from '../../shared/db/keys';
 import { backoff, ConcurrentChangeError, transact, type Write } from '../../shared/db/transaction';
-import type { OrgCaller } from '../../shared/http/caller';
-import { NotFoundError } from '../../shared/http/errors';
+import { NotFoundError } from '../../shared/errors';
 import { ok, route } from '../../shared/http/route';
 import { isUuid } from '../../shared/ids';
 import { bulkConversationsBody } from '../../shared/schemas/conversation';

@@ -1,11 +1,11 @@
+import type { OrgCaller } from '../../shared/auth/caller';
 import { clock } from '../../shared/clock';
 import { actorOf } from '../../shared/conversations/actor';
 import { type LocaleSetting, type StoredConversation, withChange } from '../../shared/conversations/state';
 import { assignmentHistory, auditWrite } from '../../shared/db/audit';
 import { conversations, toConversation } from '../../shared/db/conversations';
 import { eventWrite, realtimeWrite } from '../../shared/db/events';
-import type { OrgCaller } from '../../shared/http/caller';
-import { ValidationError } from '../../shared/http/errors';
+import { ValidationError } from '../../shared/errors';
 import { etagOf, ifMatchVersion } from '../../shared/http/if-match';
 import { ok, route } from '../../shared/http/route';
 import { idParams, successResult } from '../../shared/schemas/common';

@@ -1,6 +1,6 @@
 import { type ConversationAuthor, conversations } from '../../shared/db/conversations';
 import { visitors } from '../../shared/db/visitors';
-import { ValidationError } from '../../shared/http/errors';
+import { ValidationError } from '../../shared/errors';
 import { created, route } from '../../shared/http/route';
 import { sanitizeText } from '../../shared/sanitize/text';
 import { conversation, createConversationBody } from '../../shared/schemas/conversation';

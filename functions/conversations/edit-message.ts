@@ -1,3 +1,4 @@
+import type { OrgCaller } from '../../shared/auth/caller';
 import { clock } from '../../shared/clock';
 import { withEditedMessage } from '../../shared/conversations/state';
 import { tableName } from '../../shared/db/client';
@@ -6,8 +7,7 @@ import { eventItem, realtimeItem } from '../../shared/db/events';
 import { keys } from '../../shared/db/keys';
 import { type Message, messages, type StoredMessage, toMessage } from '../../shared/db/messages';
 import { backoff, ConcurrentChangeError, transact, type Write } from '../../shared/db/transaction';
-import type { OrgCaller } from '../../shared/http/caller';
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../shared/http/errors';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../shared/errors';
 import { ok, route } from '../../shared/http/route';
 import { sanitizeText, searchVectorOf } from '../../shared/sanitize/text';
 import { editMessageBody, message, messageParams, revisions } from '../../shared/schemas/message';

@@ -1,3 +1,4 @@
+import type { ApiKeyCaller, OperatorCaller } from '../../shared/auth/caller';
 import { clock } from '../../shared/clock';
 import { actorOf } from '../../shared/conversations/actor';
 import { tableName } from '../../shared/db/client';
@@ -5,8 +6,7 @@ import { keys } from '../../shared/db/keys';
 import { newNote, notes } from '../../shared/db/notes';
 import { operators } from '../../shared/db/operators';
 import { mustExist, type Write } from '../../shared/db/transaction';
-import type { ApiKeyCaller, OperatorCaller } from '../../shared/http/caller';
-import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '../../shared/http/errors';
+import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '../../shared/errors';
 import { created, ok, route } from '../../shared/http/route';
 import { idParams, successResult } from '../../shared/schemas/common';
 import { createNoteBody, note, noteList, noteParams } from '../../shared/schemas/note';

@@ -1,3 +1,4 @@
+import type { OrgCaller } from '../../shared/auth/caller';
 import { clock } from '../../shared/clock';
 import { withMessage } from '../../shared/conversations/state';
 import { tableName } from '../../shared/db/client';
@@ -5,8 +6,7 @@ import { conversations } from '../../shared/db/conversations';
 import { keys } from '../../shared/db/keys';
 import { newMessage, putMessage } from '../../shared/db/messages';
 import { mustExist } from '../../shared/db/transaction';
-import type { OrgCaller } from '../../shared/http/caller';
-import { ValidationError } from '../../shared/http/errors';
+import { ValidationError } from '../../shared/errors';
 import { created, route } from '../../shared/http/route';
 import { idParams } from '../../shared/schemas/common';
 import { message, postMessageBody } from '../../shared/schemas/message';

@@ -1,5 +1,5 @@
 import { messages, toMessage } from '../../shared/db/messages';
-import { NotFoundError } from '../../shared/http/errors';
+import { NotFoundError } from '../../shared/errors';
 import { ok, route } from '../../shared/http/route';
 import { idParams } from '../../shared/schemas/common';
 import { listMessagesQuery, message, messagePage, messageParams } from '../../shared/schemas/message';

@@ -2,7 +2,7 @@ import { clock } from '../../shared/clock';
 import { withUnreadDelta } from '../../shared/conversations/state';
 import { conversations } from '../../shared/db/conversations';
 import { messages, type StoredMessage } from '../../shared/db/messages';
-import { NotFoundError, ValidationError } from '../../shared/http/errors';
+import { NotFoundError, ValidationError } from '../../shared/errors';
 import { ok, route } from '../../shared/http/route';
 import { isUuid } from '../../shared/ids';
 import { idParams } from '../../shared/schemas/common';

@@ -1,3 +1,4 @@
+import type { OrgCaller } from '../../shared/auth/caller';
 import { clock } from '../../shared/clock';
 import { actorOf } from '../../shared/conversations/actor';
 import { type StoredConversation, withChange } from '../../shared/conversations/state';
@@ -7,8 +8,7 @@ import { conversations, toConversation } from '../../shared/db/conversations';
 import { eventWrite } from '../../shared/db/events';
 import { keys } from '../../shared/db/keys';
 import { mustExist, type Write } from '../../shared/db/transaction';
-import type { OrgCaller } from '../../shared/http/caller';
-import { ValidationError } from '../../shared/http/errors';
+import { ValidationError } from '../../shared/errors';
 import { etagOf, ifMatchVersion } from '../../shared/http/if-match';
 import { ok, route } from '../../shared/http/route';
 import { idParams } from '../../shared/schemas/common';

@@ -1,5 +1,5 @@
 import { type DomainEventType, domainEventTypes, feed } from '../../shared/db/events';
-import { ValidationError } from '../../shared/http/errors';
+import { ValidationError } from '../../shared/errors';
 import { ok, route } from '../../shared/http/route';
 import { isoInstant } from '../../shared/schemas/common';
 import * as z from '../../shared/schemas/zod';

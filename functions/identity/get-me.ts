@@ -1,6 +1,6 @@
-import { callerTypeNames } from '../../shared/http/caller';
+import { callerTypeNames } from '../../shared/auth/caller';
+import { roleScopes } from '../../shared/auth/scopes';
 import { ok, route } from '../../shared/http/route';
-import { roleScopes } from '../../shared/http/scopes';
 import * as z from '../../shared/schemas/zod';
 
 const me = z.object({

@@ -1,8 +1,14 @@
+import type { AnyRoute } from '../../shared/http/route';
 import { indexRoutes, type RouteIndex } from '../../shared/http/router';
 import { createHandler } from '../../shared/http/stack';
 import { platformRoutes } from './routes';
 
-let everyRoute: Promise<RouteIndex> | undefined;
+let routes: Promise<readonly AnyRoute[]> | undefined;
+let index: Promise<RouteIndex> | undefined;
+const everyRoute = () => {
+  routes ??= import('../routes').then(({ allRoutes }) => allRoutes());
+  return routes;
+};
 
 /**
  * Besides its own routes, this function receives what API Gateway matches to no method (`ANY` on a
@@ -10,9 +16,9 @@ let everyRoute: Promise<RouteIndex> | undefined;
  * lazily (esbuild defers a dynamically imported module), so a cold health check does not build
  * every group's schemas.
  */
-export const handler = createHandler(platformRoutes, {
+export const handler = createHandler(platformRoutes(everyRoute), {
   everyRoute: () => {
-    everyRoute ??= import('../routes').then(({ allRoutes }) => indexRoutes(allRoutes()));
-    return everyRoute;
+    index ??= everyRoute().then(indexRoutes);
+    return index;
   },
 });

@@ -2,7 +2,8 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import { authenticate } from '../../shared/auth/authenticate';
 import { clock } from '../../shared/clock';
 import { connections } from '../../shared/db/connections';
-import { HttpError } from '../../shared/http/errors';
+import { ServiceError } from '../../shared/errors';
+import { statusOfCode } from '../../shared/http/errors';
 import { log } from '../../shared/logger';
 
 /** The parts of an API Gateway WebSocket event this handler reads. */
@@ -38,7 +39,7 @@ export const handler = async (event: WebSocketEvent): Promise<APIGatewayProxyRes
     });
     return { statusCode: 200, body: '' };
   } catch (error) {
-    if (error instanceof HttpError) return { statusCode: error.statusCode, body: error.code };
+    if (error instanceof ServiceError) return { statusCode: statusOfCode[error.code], body: error.code };
     log.error('realtime connect failed', { error: error as Error });
     return { statusCode: 500, body: '' };
   }

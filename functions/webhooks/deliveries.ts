@@ -1,7 +1,7 @@
 import { clock } from '../../shared/clock';
 import { deliveries, deliveryIdFor, toDelivery } from '../../shared/db/deliveries';
 import { webhooks } from '../../shared/db/webhooks';
-import { ConflictError, NotFoundError } from '../../shared/http/errors';
+import { ConflictError, NotFoundError } from '../../shared/errors';
 import { ok, reply, route } from '../../shared/http/route';
 import { uuidv7 } from '../../shared/ids';
 import { paginationOf } from '../../shared/schemas/common';

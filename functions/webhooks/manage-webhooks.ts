@@ -1,6 +1,6 @@
 import { config } from '../../shared/config';
 import { webhooks } from '../../shared/db/webhooks';
-import { NotFoundError, ValidationError } from '../../shared/http/errors';
+import { NotFoundError, ValidationError } from '../../shared/errors';
 import { created, ok, route } from '../../shared/http/route';
 import { pageOf, successResult } from '../../shared/schemas/common';
 import {

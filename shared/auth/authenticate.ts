@@ -2,8 +2,8 @@ import { clock } from '../clock';
 import { config } from '../config';
 import { credentials } from '../db/credentials';
 import { type Organization, organizations } from '../db/organizations';
-import type { Caller, CallerKind, OrgCaller } from '../http/caller';
-import { ForbiddenError, UnauthorizedError } from '../http/errors';
+import { ForbiddenError, UnauthorizedError } from '../errors';
+import type { Caller, CallerKind, OrgCaller } from './caller';
 import { parseOrgToken, sameHash, sha256Hex, tokenPrefixes } from './tokens';
 import { TtlCache } from './ttl-cache';
 

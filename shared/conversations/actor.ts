@@ -1,4 +1,4 @@
-import type { OrgCaller } from '../http/caller';
+import type { OrgCaller } from '../auth/caller';
 
 export interface Actor {
   type: 'api_key' | 'operator' | 'visitor';

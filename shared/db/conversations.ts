@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
 import { type StoredConversation, withMessage } from '../conversations/state';
-import { NotFoundError, PreconditionFailedError } from '../http/errors';
+import { NotFoundError, PreconditionFailedError } from '../errors';
 import { uuidv7 } from '../ids';
 import {
   type Conversation,

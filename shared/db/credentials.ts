@@ -5,9 +5,9 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import type { OperatorRole } from '../auth/caller';
 import { mintOrgToken, type OrgTokenKind } from '../auth/tokens';
 import { clock } from '../clock';
-import type { OperatorRole } from '../http/caller';
 import { db, tableName, ttlSeconds } from './client';
 import { conditionFailedAt, conditionHeld } from './errors';
 import { type Key, keys } from './keys';

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { config } from '../config';
-import { BadRequestError } from '../http/errors';
+import { BadRequestError } from '../errors';
 
 /**
  * Opaque pagination cursors: the DynamoDB start key, bound to the organization and to the query

@@ -1,6 +1,6 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { OperatorRole } from '../auth/caller';
 import { clock } from '../clock';
-import type { OperatorRole } from '../http/caller';
 import { uuidv7 } from '../ids';
 import type { Operator } from '../schemas/organization';
 import { db, tableName } from './client';

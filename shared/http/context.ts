@@ -1,7 +1,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { Caller } from '../auth/caller';
 import type { Organization } from '../db/organizations';
-import type { Caller } from './caller';
 import type { AnyRoute } from './route';
 
 /** What the middleware stack learns about a request, typed, in the order the stack learns it. */

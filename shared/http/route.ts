@@ -1,7 +1,7 @@
 import type { $ZodType, input, output } from 'zod/v4/core';
+import type { CallerKind, CallerOf } from '../auth/caller';
+import type { Scope } from '../auth/scopes';
 import type { Organization } from '../schemas/organization';
-import type { CallerKind, CallerOf } from './caller';
-import type { Scope } from './scopes';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

@@ -1,6 +1,6 @@
 import type { $ZodIssue, $ZodType } from 'zod/v4/core';
 import { safeParse } from 'zod/v4/core';
-import { ValidationError } from './errors';
+import { ValidationError } from '../errors';
 
 function dotted(path: readonly PropertyKey[]): string {
   return path.map(String).join('.');

@@ -1,4 +1,4 @@
-import { scopes } from '../http/scopes';
+import { scopes } from '../auth/scopes';
 import { isoInstant, localeTag, uuid } from './common';
 import * as z from './zod';
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allRoutes } from '../../functions/routes';
-import type { CallerKind } from '../../shared/http/caller';
+import type { CallerKind } from '../../shared/auth/caller';
 import { call, createApiKey, createTenant, createVisitor, platformToken } from '../helpers/api';
 
 /**

@@ -5,7 +5,7 @@ import { authCache, authenticate } from '../../shared/auth/authenticate';
 import { mintOrgToken, mintPlatformToken } from '../../shared/auth/tokens';
 import { clock } from '../../shared/clock';
 import { keys } from '../../shared/db/keys';
-import { ForbiddenError, UnauthorizedError } from '../../shared/http/errors';
+import { ForbiddenError, UnauthorizedError } from '../../shared/errors';
 import { uuidv7 } from '../../shared/ids';
 import { batchGetFrom, organizationItem } from './helpers/auth-items';
 

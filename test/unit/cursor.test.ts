@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { config } from '../../shared/config';
 import { decodeCursor, encodeCursor } from '../../shared/db/cursor';
-import { BadRequestError } from '../../shared/http/errors';
+import { BadRequestError } from '../../shared/errors';
 import { uuidv7 } from '../../shared/ids';
 
 const orgId = uuidv7();
@@ -25,7 +25,7 @@ function expectBadRequest(action: () => unknown): void {
     thrown = error;
   }
   expect(thrown).toBeInstanceOf(BadRequestError);
-  expect(thrown).toMatchObject({ statusCode: 400, code: 'BAD_REQUEST', details: { field: 'cursor' } });
+  expect(thrown).toMatchObject({ code: 'BAD_REQUEST', details: { field: 'cursor' } });
 }
 
 describe('cursor', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../shared/http/errors';
+import { ValidationError } from '../../shared/errors';
+import { exposes, statusOfCode } from '../../shared/http/errors';
 import { parseOrThrow } from '../../shared/http/validation';
 import * as z from '../../shared/schemas/zod';
 
@@ -37,9 +38,9 @@ describe('parseOrThrow', () => {
     const error = validationErrorOf({ name: '' });
 
     // Assess
-    expect(error.statusCode).toBe(422);
+    expect(statusOfCode[error.code]).toBe(422);
     expect(error.code).toBe('VALIDATION_ERROR');
-    expect(error.expose).toBe(true);
+    expect(exposes(error)).toBe(true);
     expect(error.details).toEqual({ field: 'name' });
     expect(error.message).toContain('name');
   });

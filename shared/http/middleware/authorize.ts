@@ -1,6 +1,6 @@
-import type { Caller } from '../caller';
+import type { Caller } from '../../auth/caller';
+import { ForbiddenError, ModuleRequiredError } from '../../errors';
 import type { HttpMiddleware } from '../context';
-import { ForbiddenError, ModuleRequiredError } from '../errors';
 import type { AnyRoute } from '../route';
 
 const API_MODULE = 'automation_api';

@@ -1,6 +1,7 @@
+import { ServiceError, ServiceUnavailableError } from '../../errors';
 import { log } from '../../logger';
 import type { HttpMiddleware } from '../context';
-import { HttpError, ServiceUnavailableError } from '../errors';
+import { exposes, headersOf, statusOfCode } from '../errors';
 import { jsonResponse } from '../serialize';
 
 /** DynamoDB and SQS throttling is the client's cue to retry, not a server fault. */
@@ -11,8 +12,8 @@ const THROTTLING = new Set([
   'TooManyRequestsException',
 ]);
 
-function toHttpError(error: unknown): HttpError | undefined {
-  if (error instanceof HttpError) return error;
+function toServiceError(error: unknown): ServiceError | undefined {
+  if (error instanceof ServiceError) return error;
   if (error instanceof Error && THROTTLING.has(error.name)) return new ServiceUnavailableError();
   // Optimistic writes that kept losing to concurrent writers: transient, so retryable.
   if (error instanceof Error && error.name === 'ConcurrentChangeError') {
@@ -28,20 +29,21 @@ function toHttpError(error: unknown): HttpError | undefined {
 export const errorFormatter = (): HttpMiddleware => ({
   onError: (request) => {
     const { requestId } = request.context.state ?? { requestId: 'unknown' };
-    const known = toHttpError(request.error);
-    if (!known?.expose) {
+    const known = toServiceError(request.error);
+    const expose = known !== undefined && exposes(known);
+    if (!expose) {
       // Explicit ids: in the local stack several requests share the process (and the log context).
       const orgId = request.context.state?.organization?.id;
       log.error('request failed', { requestId, ...(orgId ? { orgId } : {}), error: request.error as Error });
     }
-    const statusCode = known?.statusCode ?? 500;
+    const statusCode = known ? statusOfCode[known.code] : 500;
     const error = {
       code: known?.code ?? 'INTERNAL_ERROR',
-      message: known?.expose === false || !known ? 'An internal error occurred' : known.message,
+      message: expose ? known.message : 'An internal error occurred',
       ...(known?.fields ? { fields: known.fields } : {}),
       ...(known?.details ? { details: known.details } : {}),
       correlationId: requestId,
     };
-    request.response = jsonResponse(statusCode, { error }, known?.headers);
+    request.response = jsonResponse(statusCode, { error }, known ? headersOf(known) : undefined);
   },
 });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { idempotency as records } from '../../db/idempotency';
+import { ConflictError, ValidationError } from '../../errors';
 import type { HttpMiddleware, HttpRequest } from '../context';
-import { ConflictError, ValidationError } from '../errors';
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 const REPLAY_HEADER = 'Idempotent-Replayed';

@@ -1,6 +1,6 @@
 import { config } from '../../config';
+import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../errors';
 import type { HttpMiddleware } from '../context';
-import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors';
 
 /**
  * Size first (413 before any parsing work), then media type (415), then JSON (400). An empty body

@@ -1,5 +1,5 @@
+import { RateLimitedError } from '../../errors';
 import type { HttpMiddleware } from '../context';
-import { RateLimitedError } from '../errors';
 import { RateLimiter } from '../rate-limiter';
 
 const limiter = new RateLimiter();

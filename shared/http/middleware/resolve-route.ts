@@ -1,6 +1,6 @@
+import { MethodNotAllowedError, NotFoundError } from '../../errors';
 import type { HttpMiddleware } from '../context';
 import { preflightRoute } from '../cors';
-import { MethodNotAllowedError, NotFoundError } from '../errors';
 import type { RouteIndex } from '../router';
 
 /**

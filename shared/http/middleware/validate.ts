@@ -1,6 +1,6 @@
 import { safeParse } from 'zod/v4/core';
+import { NotFoundError, ValidationError } from '../../errors';
 import type { HttpMiddleware } from '../context';
-import { NotFoundError, ValidationError } from '../errors';
 import { parseOrThrow } from '../validation';
 
 /**

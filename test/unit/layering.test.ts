@@ -1,0 +1,72 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+function sourceFiles(folder: string): string[] {
+  return readdirSync(join(root, folder), { withFileTypes: true }).flatMap((entry) => {
+    const path = join(folder, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** Relative imports of a module (static, dynamic and type-only), as repository paths. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(join(root, file), 'utf8');
+  const specifiers = [...text.matchAll(/(?:from\s+|import\s*\(\s*)'(\.[^']+)'/g)].map(
+    (match) => match[1] ?? '',
+  );
+  return specifiers.map((specifier) => {
+    const base = join(dirname(file), specifier);
+    const candidates = [`${base}.ts`, join(base, 'index.ts'), base];
+    return relative('.', candidates.find((path) => existsSync(join(root, path))) ?? base);
+  });
+}
+
+const graph = new Map(
+  [...sourceFiles('shared'), ...sourceFiles('functions')].map((file) => [file, importsOf(file)]),
+);
+
+/** Every module `file` loads, directly or not, with the chain that reaches each. */
+function reach(file: string): Map<string, string[]> {
+  const chains = new Map<string, string[]>([[file, [file]]]);
+  const queue = [file];
+  while (queue.length) {
+    const current = queue.shift() ?? '';
+    for (const next of graph.get(current) ?? []) {
+      if (chains.has(next)) continue;
+      chains.set(next, [...(chains.get(current) ?? []), next]);
+      queue.push(next);
+    }
+  }
+  return chains;
+}
+
+describe('layering', () => {
+  it('keeps storage, domain modules and workers free of the HTTP layer', () => {
+    const neutral = [...graph.keys()].filter(
+      (file) =>
+        (file.startsWith('shared/') && !file.startsWith('shared/http/')) ||
+        file.startsWith('functions/workers/'),
+    );
+    const leaks = neutral.flatMap((file) =>
+      [...reach(file)]
+        .filter(([module]) => module.startsWith('shared/http/'))
+        .map(([, chain]) => chain.join(' → ')),
+    );
+    expect(neutral.length).toBeGreaterThan(40);
+    expect(leaks).toEqual([]);
+  });
+
+  it('has no import cycle', () => {
+    const cycles = [...graph.keys()].flatMap((file) =>
+      (graph.get(file) ?? [])
+        .filter((next) => reach(next).has(file))
+        .map((next) => [...(reach(next).get(file) ?? []), `(from ${file})`].join(' → ')),
+    );
+    expect(cycles).toEqual([]);
+  });
+});
