@@ -93,13 +93,19 @@ function eventKeyBefore(ms: number): string {
 export async function feed(
   orgId: string,
   query: { cursor?: string | undefined; limit: number; types?: readonly DomainEventType[] | undefined },
-): Promise<{ data: DomainEvent[]; nextCursor: string | null }> {
+): Promise<{ data: DomainEvent[]; nextCursor: string | null; done: boolean }> {
   const queryId = `events:${[...(query.types ?? [])].sort().join(',')}`;
-  let startKey = query.cursor ? decodeCursor(query.cursor, orgId, queryId) : undefined;
+  const given = query.cursor ? decodeCursor(query.cursor, orgId, queryId) : undefined;
+  const settledEnd = eventKeyBefore(clock.nowMs() - FEED_SETTLE_MS);
+  const partition = keys.eventsPartition(orgId);
+  // A tail cursor minted by an instance whose clock runs slightly ahead may sit past this settled
+  // end; DynamoDB refuses a start key outside the key condition, and there is nothing to read yet.
+  const caughtUp = given !== undefined && String(given.sk) >= settledEnd;
+  let startKey = given;
   const values: Record<string, unknown> = {
-    ':pk': keys.eventsPartition(orgId),
+    ':pk': partition,
     ':from': keys.eventPrefix,
-    ':until': eventKeyBefore(clock.nowMs() - FEED_SETTLE_MS),
+    ':until': settledEnd,
     ':now': ttlSeconds(clock.nowMs()),
   };
   const types = query.types ?? [];
@@ -113,7 +119,8 @@ export async function feed(
   const data: DomainEvent[] = [];
   let lastReturned: Record<string, unknown> | undefined;
   let overflow = false;
-  for (let page = 0; page < MAX_FEED_PAGES; page++) {
+  let scanned = 0;
+  for (let page = 0; page < MAX_FEED_PAGES && !caughtUp; page++) {
     const result = await db.send(
       new QueryCommand({
         TableName: tableName,
@@ -125,6 +132,7 @@ export async function feed(
         ExclusiveStartKey: startKey,
       }),
     );
+    scanned += result.ScannedCount ?? 0;
     for (const item of result.Items ?? []) {
       if (data.length === query.limit) {
         overflow = true;
@@ -143,9 +151,15 @@ export async function feed(
     if (overflow || !startKey) break;
   }
   const resumeAt = overflow && lastReturned ? { pk: lastReturned.pk, sk: lastReturned.sk } : startKey;
-  // At the tail, the cursor still points after the last event served, for the next poll.
-  const tail = !resumeAt && lastReturned ? { pk: lastReturned.pk, sk: lastReturned.sk } : undefined;
-  const position =
-    resumeAt ?? tail ?? (query.cursor ? decodeCursor(query.cursor, orgId, queryId) : undefined);
-  return { data, nextCursor: position ? encodeCursor(orgId, queryId, position) : null };
+  if (resumeAt) return { data, nextCursor: encodeCursor(orgId, queryId, resumeAt), done: false };
+  // Caught up. The cursor stays for polling: it points at the settled end of the feed (so a poll
+  // with a `types` filter does not read again the events it skipped), or stays where it was.
+  // Null only when there is no event at all to be after.
+  if (caughtUp) return { data, nextCursor: query.cursor ?? null, done: true };
+  const seenAny = scanned > 0 || given !== undefined;
+  return {
+    data,
+    nextCursor: seenAny ? encodeCursor(orgId, queryId, { pk: partition, sk: settledEnd }) : null,
+    done: true,
+  };
 }

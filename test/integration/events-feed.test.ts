@@ -9,7 +9,7 @@ type Event = {
   timestamp: string;
   data: { id?: string; version?: number };
 };
-type Page = { data: Event[]; nextCursor: string | null };
+type Page = { data: Event[]; nextCursor: string | null; done: boolean };
 
 let tenant: Tenant;
 
@@ -17,23 +17,31 @@ beforeAll(async () => {
   tenant = await createTenant();
 });
 
-/** Events are served once they are a second old: poll like a client catching up would. */
-async function readAll(token: string, query = ''): Promise<Event[]> {
+/** Reads the feed as a client catching up would: follows `nextCursor` until the page says `done`. */
+async function readUntilDone(
+  token: string,
+  query = '',
+  from: string | null = null,
+): Promise<{ events: Event[]; cursor: string | null; pages: number }> {
   const events: Event[] = [];
-  let cursor: string | null = null;
-  for (let i = 0; i < 40; i++) {
+  let cursor = from;
+  for (let pages = 1; pages <= 100; pages++) {
     const separator = query ? '&' : '';
-    const page: { body: Page } = await call<Page>(
+    const page: { status: number; body: Page } = await call<Page>(
       'GET',
       `/api/events?${query}${cursor ? `${separator}cursor=${encodeURIComponent(cursor)}` : ''}`,
       { token },
     );
+    expect(page.status).toBe(200);
     events.push(...page.body.data);
     cursor = page.body.nextCursor;
-    if (page.body.data.length === 0) return events;
+    if (page.body.done) return { events, cursor, pages };
   }
-  return events;
+  throw new Error('the feed never said done');
 }
+
+const readAll = async (token: string, query = ''): Promise<Event[]> =>
+  (await readUntilDone(token, query)).events;
 
 const eventsAtLeast = (token: string, query: string, count: number): Promise<Event[]> =>
   eventually(
@@ -81,6 +89,49 @@ describe('GET /api/events', () => {
     expect((await call('GET', '/api/events', { token: narrow.key })).status).toBe(403);
     const reader = await createApiKey(tenant.orgId, ['webhooks:read']);
     expect((await call('GET', '/api/events', { token: reader.key })).status).toBe(200);
+  });
+
+  it('says when a client has caught up, and serves newer events from the same cursor later', async () => {
+    const reader = await createTenant();
+    const empty = await call<Page>('GET', '/api/events', { token: reader.apiKey });
+    expect(empty.body).toEqual({ data: [], nextCursor: null, done: true });
+
+    const visitor = await createVisitor(reader.widgetKey);
+    for (const message of ['one', 'two', 'three']) {
+      await call('POST', '/api/conversations', { token: visitor.token, body: { message } });
+    }
+    // Six events (three conversations, three first messages), read two a page until done.
+    const first = await eventually(
+      () => readUntilDone(reader.apiKey, 'limit=2'),
+      (read) => read.events.length >= 6,
+      { timeoutMs: 10_000, intervalMs: 250 },
+    );
+    expect(first.events).toHaveLength(6);
+    expect(first.pages).toBeGreaterThanOrEqual(3);
+    expect(first.cursor).toEqual(expect.any(String));
+
+    const caughtUp = await call<Page>(
+      'GET',
+      `/api/events?limit=2&cursor=${encodeURIComponent(first.cursor ?? '')}`,
+      { token: reader.apiKey },
+    );
+    expect(caughtUp.body).toMatchObject({ data: [], done: true, nextCursor: expect.any(String) });
+
+    const later = await call<{ id: string }>('POST', '/api/conversations', {
+      token: visitor.token,
+      body: { message: 'four' },
+    });
+    const polled = await eventually(
+      () => readUntilDone(reader.apiKey, 'limit=2', first.cursor),
+      (read) => read.events.length >= 2,
+      { timeoutMs: 10_000, intervalMs: 250 },
+    );
+    expect(polled.events.map((event) => [event.type, event.data.id ?? event.data])).toEqual([
+      ['conversation.created', later.body.id],
+      ['message.created', expect.anything()],
+    ]);
+    expect(new Set(polled.events.map((event) => event.id)).size).toBe(2);
+    expect(first.events.map((event) => event.id)).not.toContain(polled.events[0]?.id);
   });
 
   it('keeps organizations apart and refuses another organization’s cursor', async () => {
