@@ -2,11 +2,11 @@ import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEven
 import { log } from '../../shared/logger';
 import { queues } from '../../shared/queues';
 
-/** A purge job: the organization and conversation whose messages are to be marked deleted. */
+/** A purge job: the organization and soft-deleted conversation whose texts are to be purged. */
 export interface PurgeJob {
   orgId: string;
   conversationId: string;
-  /** Where a previous step stopped (the last message key it handled). */
+  /** Where a previous step stopped: the last sort key it handled, or the prefix of the next kind (`purgeStep`). */
   after?: string;
 }
 

@@ -1,5 +1,5 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { purgeMessagesStep } from '../../shared/db/purge';
+import { purgeStep } from '../../shared/db/purge';
 import { log } from '../../shared/logger';
 import { queues } from '../../shared/queues';
 import * as z from '../../shared/schemas/zod';
@@ -10,10 +10,11 @@ const job = z.strictObject({ orgId: z.uuid(), conversationId: z.uuid(), after: z
 const SAFETY_MS = 15_000;
 
 /**
- * Marks the messages of a soft-deleted conversation deleted, page by page. A conversation with
- * thousands of messages outlasts one invocation: before time runs out the worker sends the rest of
- * the job (with its cursor) back to the queue, and only then lets this message go. If it dies
- * instead, SQS delivers the message again and the idempotent steps resume where they can.
+ * Purges a soft-deleted conversation step by step (`purgeStep`): its messages are marked deleted,
+ * their revisions and its notes deleted, snooze reasons and the conversation's own texts cleared. A
+ * conversation with thousands of messages outlasts one invocation: before time runs out the worker
+ * sends the rest of the job (with its cursor) back to the queue, and only then lets this message go.
+ * If it dies instead, SQS delivers the message again and the idempotent steps resume where they can.
  */
 export const handler = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
   log.beginRequest(context.awsRequestId);
@@ -22,10 +23,10 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
     try {
       const parsed = job.parse(JSON.parse(record.body));
       let after = parsed.after;
-      let marked = 0;
+      let changed = 0;
       for (;;) {
-        const step = await purgeMessagesStep(parsed.orgId, parsed.conversationId, after);
-        marked += step.marked;
+        const step = await purgeStep(parsed.orgId, parsed.conversationId, after);
+        changed += step.changed;
         after = step.next;
         if (!after) break;
         if (context.getRemainingTimeInMillis() < SAFETY_MS) {
@@ -33,7 +34,7 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
           break;
         }
       }
-      log.info('purge step', () => ({ conversationId: parsed.conversationId, marked, done: !after }));
+      log.info('purge step', () => ({ conversationId: parsed.conversationId, changed, done: !after }));
     } catch (error) {
       log.error('purge step failed', { error: error as Error, messageId: record.messageId });
       failures.push({ itemIdentifier: record.messageId });

@@ -69,6 +69,8 @@ export const keys = {
     sk: `REV#${messageId}#${String(slot).padStart(2, '0')}`,
   }),
   revisionPrefix: (messageId: string) => `REV#${messageId}#`,
+  /** Every revision of every message of the conversation (what the purge deletes). */
+  revisionsPrefix: 'REV#',
   note: (orgId: string, conversationId: string, noteId: string): Key => ({
     pk: `${org(orgId)}#CONV#${conversationId}`,
     sk: `NOTE#${noteId}`,

@@ -1,34 +1,30 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchWriteCommand,
+  type BatchWriteCommandOutput,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
+import type { StoredConversation } from '../conversations/state';
 import { db, tableName } from './client';
-import { keys } from './keys';
+import { conversationItem, storedConversationOf } from './conversations';
+import { type Key, keys } from './keys';
+import { backoff } from './transaction';
 
+type Item = Record<string, unknown>;
+
+/** Keys per Query page, updates sent at once, deletes per BatchWriteItem (its limit). */
 const PAGE = 100;
 const PARALLEL = 25;
+const DELETE_BATCH = 25;
+/** Unprocessed deletes (throttling) are sent again this many times, with backoff. */
+const MAX_ROUNDS = 8;
 
-/**
- * Marks one page of a deleted conversation's messages deleted (content cleared, out of the unread
- * index), starting after `after`. Idempotent: a message already marked is left as it is, so a step
- * repeated after a crash changes nothing twice. Returns where the next step starts, or undefined
- * when the conversation has no more messages.
- */
-export async function purgeMessagesStep(
-  orgId: string,
-  conversationId: string,
-  after: string | undefined,
-): Promise<{ marked: number; next: string | undefined }> {
-  const pk = keys.conversationPartition(orgId, conversationId);
-  const { Items = [], LastEvaluatedKey } = await db.send(
-    new QueryCommand({
-      TableName: tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': pk, ':prefix': keys.messagePrefix },
-      ProjectionExpression: 'pk, sk, deletedAt',
-      Limit: PAGE,
-      ...(after ? { ExclusiveStartKey: { pk, sk: after } } : {}),
-    }),
-  );
-  const pending = Items.filter((item) => !item.deletedAt);
+/** Marks messages deleted (content cleared, out of the unread index); already marked ones are skipped. */
+async function markMessages(items: Item[]): Promise<number> {
+  const pending = items.filter((item) => !item.deletedAt);
   const now = clock.nowIso();
   for (let i = 0; i < pending.length; i += PARALLEL) {
     await Promise.all(
@@ -46,5 +42,142 @@ export async function purgeMessagesStep(
       ),
     );
   }
-  return { marked: pending.length, next: LastEvaluatedKey ? String(LastEvaluatedKey.sk) : undefined };
+  return pending.length;
+}
+
+/** Deletes the items, 25 per BatchWriteItem, the calls in parallel. Deleting a missing item is a no-op. */
+async function deleteAll(items: Item[]): Promise<number> {
+  const calls: Promise<void>[] = [];
+  for (let i = 0; i < items.length; i += DELETE_BATCH) {
+    const chunk = items.slice(i, i + DELETE_BATCH).map((item) => ({
+      DeleteRequest: { Key: { pk: item.pk, sk: item.sk } as Key },
+    }));
+    calls.push(
+      (async () => {
+        let request: typeof chunk | undefined = chunk;
+        for (let round = 0; request?.length; round++) {
+          if (round >= MAX_ROUNDS)
+            throw new Error(`BatchWriteItem left ${request.length} deletes unprocessed`);
+          if (round > 0) await backoff(round);
+          const output: BatchWriteCommandOutput = await db.send(
+            new BatchWriteCommand({ RequestItems: { [tableName]: request } }),
+          );
+          request = output.UnprocessedItems?.[tableName] as typeof chunk | undefined;
+        }
+      })(),
+    );
+  }
+  await Promise.all(calls);
+  return items.length;
+}
+
+/** Clears the free-text reason of snooze audit entries; the entries themselves stay. */
+async function clearSnoozeReasons(items: Item[]): Promise<number> {
+  const pending = items.filter((item) => item.reason !== undefined && item.reason !== null);
+  for (let i = 0; i < pending.length; i += PARALLEL) {
+    await Promise.all(
+      pending.slice(i, i + PARALLEL).map((item) =>
+        db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { pk: item.pk, sk: item.sk },
+            UpdateExpression: 'SET reason = :null',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':null': null },
+          }),
+        ),
+      ),
+    );
+  }
+  return pending.length;
+}
+
+/**
+ * The items of a conversation's partition that hold its text, one sort-key prefix each, in the
+ * order the purge visits them. What is not listed here keeps no text: assignment, note-deletion and
+ * deletion audit entries hold ids only.
+ */
+const phases: readonly { prefix: string; projection: string; apply: (items: Item[]) => Promise<number> }[] = [
+  { prefix: keys.messagePrefix, projection: 'pk, sk, deletedAt', apply: markMessages },
+  { prefix: keys.revisionsPrefix, projection: 'pk, sk', apply: deleteAll },
+  { prefix: keys.notePrefix, projection: 'pk, sk', apply: deleteAll },
+  { prefix: keys.conversationAuditPrefix('SNOOZE'), projection: 'pk, sk, reason', apply: clearSnoozeReasons },
+];
+
+/** The soft-deleted conversation without its texts (title, preview, AI summary, follow-up note). */
+function withoutText(conversation: StoredConversation): StoredConversation {
+  const { metadata } = conversation;
+  return {
+    ...conversation,
+    title: '',
+    lastMessage: conversation.lastMessage && { ...conversation.lastMessage, content: '' },
+    aiSummary: null,
+    metadata: metadata.followUpNote == null ? metadata : { ...metadata, followUpNote: null },
+  };
+}
+
+/**
+ * The last step: the conversation item keeps its counts, ids and `deletedAt` but loses its texts.
+ * Written like every conversation write, a full Put on `rev` (nothing else writes a deleted
+ * conversation, so it does not race). A live conversation is left alone.
+ */
+async function clearConversationText(orgId: string, conversationId: string): Promise<number> {
+  const { Item } = await db.send(
+    new GetCommand({
+      TableName: tableName,
+      Key: keys.conversation(orgId, conversationId),
+      ConsistentRead: true,
+    }),
+  );
+  if (!Item?.deletedAt) return 0;
+  const current = storedConversationOf(Item);
+  const next = withoutText(current);
+  if (JSON.stringify(next) === JSON.stringify(current)) return 0;
+  await db.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: conversationItem({ ...next, rev: current.rev + 1 }),
+      ConditionExpression: 'rev = :rev',
+      ExpressionAttributeValues: { ':rev': current.rev },
+    }),
+  );
+  return 1;
+}
+
+/**
+ * One step of the purge of a deleted conversation, starting after the sort key `after` (none: the
+ * beginning). In turn: messages are marked deleted (content cleared, out of the unread index),
+ * revisions and notes deleted, snooze reasons cleared, a page of at most 100 keys per step, one
+ * Query by sort-key prefix each; the conversation item loses its texts last. Returns where the next
+ * step starts: the last key handled, the next prefix when a kind is done, `CONVERSATION` for the
+ * last step, or undefined when the purge is complete. Every step is idempotent (marked messages and
+ * cleared reasons are skipped, deleting a deleted item changes nothing), so a step repeated after a
+ * crash, or a whole purge run twice, changes nothing twice.
+ */
+export async function purgeStep(
+  orgId: string,
+  conversationId: string,
+  after: string | undefined,
+): Promise<{ changed: number; next: string | undefined }> {
+  const last = keys.conversation(orgId, conversationId).sk;
+  if (after === last) return { changed: await clearConversationText(orgId, conversationId), next: undefined };
+  const index = after === undefined ? 0 : phases.findIndex((phase) => after.startsWith(phase.prefix));
+  const phase = phases[index];
+  if (!phase) throw new Error(`Not a purge cursor: ${after}`);
+  const pk = keys.conversationPartition(orgId, conversationId);
+  const { Items = [], LastEvaluatedKey } = await db.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': phase.prefix },
+      ProjectionExpression: phase.projection,
+      // Strongly consistent: a child written just before the deletion must not be missed for good.
+      ConsistentRead: true,
+      Limit: PAGE,
+      ...(after && after !== phase.prefix ? { ExclusiveStartKey: { pk, sk: after } } : {}),
+    }),
+  );
+  const changed = await phase.apply(Items);
+  const next = LastEvaluatedKey ? String(LastEvaluatedKey.sk) : (phases[index + 1]?.prefix ?? last);
+  return { changed, next };
 }
