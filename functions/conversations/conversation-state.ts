@@ -18,6 +18,7 @@ import {
   localeSetting,
   snoozeBody,
 } from '../../shared/schemas/conversation';
+import { assertFreeJson } from '../../shared/schemas/free-json';
 import { accessRules, loadConversation } from './access';
 import { changeWrites } from './update-conversation';
 
@@ -178,6 +179,7 @@ export const setFollowUp = route({
           followUpNote: body.note || null,
           followUpBy: callerId(caller),
         };
+        assertFreeJson('metadata', metadata);
         if (followUpKeys.every((key) => current.metadata[key] === metadata[key]))
           return { next: undefined, result: current };
         const next = bumped(current, { metadata });

@@ -18,6 +18,7 @@ import {
   type PatchConversationInput,
   patchConversationBody,
 } from '../../shared/schemas/conversation';
+import { assertFreeJson } from '../../shared/schemas/free-json';
 import { accessRules } from './access';
 
 const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
@@ -52,6 +53,7 @@ function applyPatch(
     ...(body.language !== undefined ? { language: body.language } : {}),
     ...(body.metadata !== undefined ? { metadata: mergeMetadata(current.metadata, body.metadata) } : {}),
   };
+  if (body.metadata !== undefined) assertFreeJson('metadata', candidate.metadata);
   // Leaving `snoozed` through PATCH ends the snooze.
   if (candidate.status !== 'snoozed') candidate.snoozedUntil = null;
   if (sameJson(toConversation(candidate), toConversation(current))) return undefined;

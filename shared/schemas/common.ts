@@ -18,8 +18,6 @@ export const localeTag = z.string().check(
   }, 'Expected a canonical BCP 47 language tag, such as "en" or "pt-BR"'),
 );
 
-export const metadataObject = z.record(z.string().check(z.maxLength(100)), z.unknown());
-
 export const successResult = z.object({ success: z.boolean() });
 
 /** Query string numbers arrive as text. */

@@ -1,4 +1,5 @@
-import { cursorPage, isoInstant, localeTag, metadataObject, pageLimit, uuid } from './common';
+import { cursorPage, isoInstant, localeTag, pageLimit, uuid } from './common';
+import { metadataObject, withinFreeJsonBounds } from './free-json';
 import { visitor } from './visitor';
 import * as z from './zod';
 
@@ -20,6 +21,8 @@ export type MessagePreview = z.infer<typeof messagePreview>;
 
 const tag = z.string().check(z.trim(), z.minLength(1), z.maxLength(50));
 const customFieldValue = z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.string())]);
+/** A custom-field value as integrators send it: at most 16 KiB as JSON, like every free-form value. */
+const customFieldInput = customFieldValue.check(withinFreeJsonBounds<z.infer<typeof customFieldValue>>());
 
 export const conversation = z.object({
   id: uuid,
@@ -60,7 +63,7 @@ export const createConversationBody = z.strictObject({
   message: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(10_000))),
   priority: z.optional(conversationPriority),
   tags: z.optional(z.array(tag).check(z.maxLength(20))),
-  customFields: z.optional(z.record(z.string().check(z.minLength(1), z.maxLength(100)), customFieldValue)),
+  customFields: z.optional(z.record(z.string().check(z.minLength(1), z.maxLength(100)), customFieldInput)),
   language: z.optional(localeTag),
   metadata: z.optional(metadataObject),
 });
@@ -89,11 +92,11 @@ export const patchConversationBody = z.strictObject({
   teamId: z.optional(z.nullable(uuid)),
   title: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(200))),
   tags: z.optional(z.array(tag).check(z.maxLength(20))),
-  customFields: z.optional(z.record(z.string().check(z.minLength(1), z.maxLength(100)), customFieldValue)),
+  customFields: z.optional(z.record(z.string().check(z.minLength(1), z.maxLength(100)), customFieldInput)),
   aiEnabled: z.optional(z.boolean()),
   language: z.optional(z.nullable(localeTag)),
-  /** Merged key by key; a null value removes the key. */
-  metadata: z.optional(z.record(z.string().check(z.minLength(1), z.maxLength(100)), z.unknown())),
+  /** Merged key by key; a null value removes the key. The merged value is bounded like any metadata. */
+  metadata: z.optional(metadataObject),
 });
 export type PatchConversationInput = z.infer<typeof patchConversationBody>;
 

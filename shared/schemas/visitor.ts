@@ -1,4 +1,5 @@
-import { isoInstant, metadataObject, uuid } from './common';
+import { isoInstant, uuid } from './common';
+import { metadataObject } from './free-json';
 import * as z from './zod';
 
 export const visitor = z.object({

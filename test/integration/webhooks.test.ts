@@ -154,13 +154,17 @@ describe('webhooks', () => {
         body: { url: receiver.url, events: ['conversation.created'] },
       });
       const visitor = await createVisitor(own.widgetKey);
-      // ~100 KB of metadata: beyond what a job carries inline (64 KiB), so it is stored and referenced.
+      // ~75 KB of free-form values (each field within its 16 KiB): beyond what a job carries inline
+      // (64 KiB), so the event is stored and referenced.
       const metadata = Object.fromEntries(
-        Array.from({ length: 100 }, (_, i) => [`k${i}`, `${i}`.padEnd(1_000, 'x')]),
+        Array.from({ length: 15 }, (_, i) => [`k${i}`, `${i}`.padEnd(1_000, 'x')]),
+      );
+      const customFields = Object.fromEntries(
+        Array.from({ length: 4 }, (_, i) => [`field${i}`, `${i}`.padEnd(15_000, 'y')]),
       );
       const conversation = await call<{ id: string }>('POST', '/api/conversations', {
         token: own.apiKey,
-        body: { visitorId: visitor.visitor.id, metadata },
+        body: { visitorId: visitor.visitor.id, metadata, customFields },
       });
       expect(conversation.status).toBe(201);
 
@@ -172,11 +176,15 @@ describe('webhooks', () => {
         'webhook-id': String(arrived?.headers['webhook-id']),
         'webhook-timestamp': String(arrived?.headers['webhook-timestamp']),
         'webhook-signature': String(arrived?.headers['webhook-signature']),
-      }) as { type: string; data: { id: string; metadata: Record<string, string> } };
+      }) as {
+        type: string;
+        data: { id: string; metadata: Record<string, string>; customFields: Record<string, string> };
+      };
       expect(Buffer.byteLength(arrived?.body ?? '')).toBeGreaterThan(64 * 1024);
       expect(verified.type).toBe('conversation.created');
       expect(verified.data.id).toBe(conversation.body.id);
       expect(verified.data.metadata).toEqual(metadata);
+      expect(verified.data.customFields).toEqual(customFields);
       const history = await eventually(
         async () =>
           (

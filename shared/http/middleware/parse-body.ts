@@ -1,10 +1,17 @@
 import { config } from '../../config';
 import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../errors';
 import type { HttpMiddleware } from '../context';
+import { nestsDeeperThan } from '../json-depth';
 
 /**
- * Size first (413 before any parsing work), then media type (415), then JSON (400). An empty body
- * is "no body"; whether one was required is the validator's call.
+ * Far above any document the API accepts (free-form values stop at 8 levels, so such a body is a
+ * 422 naming the field), far below what would exhaust the stack of anything that walks it.
+ */
+export const MAX_BODY_DEPTH = 64;
+
+/**
+ * Size first (413 before any parsing work), then media type (415), then nesting and JSON (400).
+ * An empty body is "no body"; whether one was required is the validator's call.
  */
 export const parseBody = (): HttpMiddleware => ({
   before: (request) => {
@@ -19,6 +26,11 @@ export const parseBody = (): HttpMiddleware => ({
     const contentType = state.headers['content-type'];
     if (contentType !== undefined && !/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(contentType)) {
       throw new UnsupportedMediaTypeError();
+    }
+    if (nestsDeeperThan(text, MAX_BODY_DEPTH)) {
+      throw new BadRequestError(`The body nests deeper than ${MAX_BODY_DEPTH} levels`, {
+        maxDepth: MAX_BODY_DEPTH,
+      });
     }
     try {
       state.body = JSON.parse(text);

@@ -24,13 +24,30 @@ export const validate = (): HttpMiddleware => ({
     const query = route.query ? parseOrThrow(route.query, rawQuery, 'query') : rawQuery;
     let body: unknown;
     if (route.body) {
-      body = parseOrThrow(route.body, state.body ?? {}, 'body');
+      body = parseOrThrow(route.body, bodyOf(route.method, state.body), 'body');
     } else if (state.body !== undefined && !isEmptyObject(state.body)) {
       throw ValidationError.field('body', 'This endpoint takes no request body');
     }
     state.input = { params, query, body };
   },
 });
+
+/**
+ * The JSON document a route with a body validates. A body must be an object: `null`, arrays and
+ * scalars are 422 like any other wrong type. No body at all is an empty object for POST and DELETE
+ * (their schema says whether any field is required) and a mistake for PATCH and PUT, which exist
+ * only to carry one.
+ */
+function bodyOf(method: string, body: unknown): unknown {
+  if (body === null || (body !== undefined && (typeof body !== 'object' || Array.isArray(body)))) {
+    throw ValidationError.field('body', 'The body must be a JSON object');
+  }
+  if (body !== undefined) return body;
+  if (method === 'PATCH' || method === 'PUT') {
+    throw ValidationError.field('body', 'This endpoint needs a JSON object body');
+  }
+  return {};
+}
 
 function isEmptyObject(value: unknown): boolean {
   return (
