@@ -1,7 +1,7 @@
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { batchGet } from '../../shared/db/batch';
 import { deliveryIdFor, type StoredDelivery } from '../../shared/db/deliveries';
-import type { DomainEvent } from '../../shared/db/events';
+import { type DomainEvent, toDomainEvent } from '../../shared/db/events';
 import { type StoredWebhook, webhooks } from '../../shared/db/webhooks';
 import { log } from '../../shared/logger';
 import { queueFirstAttempts } from '../../shared/webhooks/dispatch';
@@ -58,7 +58,7 @@ export const handler = async (
       const sk = record.dynamodb?.Keys?.sk?.S;
       return pk && sk ? [{ pk, sk }] : [];
     });
-    const stored = (await batchGet(keys, { consistent: true })) as unknown as DomainEvent[];
+    const stored = (await batchGet(keys, { consistent: true })).map(toDomainEvent);
     // One strongly consistent read of each organization's webhooks per batch: a webhook created a
     // moment ago already receives the next event.
     const subscribers = new Map<string, Promise<StoredWebhook[]>>();

@@ -17,7 +17,7 @@ import { decodeCursor, encodeCursor } from './cursor';
 import { eventItem } from './events';
 import { keys } from './keys';
 import { newMessage, putMessage } from './messages';
-import { pickShape } from './project';
+import { pickShape, project } from './project';
 import { backoff, ConcurrentChangeError, transact, type Write } from './transaction';
 
 export type { Conversation, StoredConversation };
@@ -32,7 +32,7 @@ const MAX_QUERY_PAGES = 10;
 /** Optimistic writes retry this often under contention before giving up (503). */
 const MAX_ATTEMPTS = 20;
 
-export const toConversation = (item: object): Conversation => pickShape(conversationSchema.shape, item);
+export const toConversation: (item: object) => Conversation = project(conversationSchema);
 
 /** Every field of the stored state: the resource's, then the service's own (one pass, no spread). */
 const storedShape = {

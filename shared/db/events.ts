@@ -1,10 +1,12 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
 import { uuidv7 } from '../ids';
+import { eventDataSchemas } from '../schemas/event-data';
 import { type DomainEventType, domainEventTypes } from '../schemas/events';
 import { db, tableName, ttlSeconds } from './client';
 import { decodeCursor, encodeCursor } from './cursor';
 import { keys } from './keys';
+import { projectorOf } from './project';
 import type { Write } from './transaction';
 
 export { domainEventTypes };
@@ -20,6 +22,22 @@ export interface DomainEvent {
   timestamp: string;
   organizationId: string;
   data: unknown;
+}
+
+/**
+ * A stored event as integrators receive it (feed and webhooks alike): `data` through the response
+ * schema of its resource, fields in the order of the REST answer.
+ */
+export function toDomainEvent(item: Record<string, unknown>): DomainEvent {
+  const type = item.type as DomainEventType;
+  const schema = eventDataSchemas[type];
+  return {
+    id: String(item.id),
+    type,
+    timestamp: String(item.timestamp),
+    organizationId: String(item.organizationId),
+    data: schema ? projectorOf(schema)(item.data) : item.data,
+  };
 }
 
 /**
@@ -138,13 +156,7 @@ export async function feed(
         overflow = true;
         break;
       }
-      data.push({
-        id: String(item.id),
-        type: item.type as DomainEventType,
-        timestamp: String(item.timestamp),
-        organizationId: String(item.organizationId),
-        data: item.data,
-      });
+      data.push(toDomainEvent(item));
       lastReturned = item;
     }
     startKey = result.LastEvaluatedKey;

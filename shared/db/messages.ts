@@ -7,13 +7,13 @@ import { db, tableName } from './client';
 import { decodeCursor, encodeCursor } from './cursor';
 import { eventItem } from './events';
 import { keys } from './keys';
-import { pickShape } from './project';
+import { project } from './project';
 import { queryPrefix } from './query';
 import type { Write } from './transaction';
 
 export type { Message };
 
-export const toMessage = (item: object): Message => pickShape(messageSchema.shape, item);
+export const toMessage: (item: object) => Message = project(messageSchema);
 
 export function newMessage(input: {
   orgId: string;

@@ -10,7 +10,7 @@ import { db, tableName } from './client';
 import { conversationLive } from './conversations';
 import { eventWrite, realtimeWrite } from './events';
 import { keys } from './keys';
-import { pickShape } from './project';
+import { project } from './project';
 import { queryPrefix } from './query';
 import { ConcurrentChangeError, transact, type Write } from './transaction';
 
@@ -21,7 +21,7 @@ export const NOTE_LIST_LIMIT = 200;
 /** A delete that loses to a concurrent transaction on the same items is tried again this often. */
 const MAX_DELETE_ATTEMPTS = 3;
 
-export const toNote = (item: object): Note => pickShape(noteSchema.shape, item);
+export const toNote: (item: object) => Note = project(noteSchema);
 
 export function newNote(input: {
   conversationId: string;

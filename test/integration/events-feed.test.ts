@@ -134,6 +134,33 @@ describe('GET /api/events', () => {
     expect(first.events.map((event) => event.id)).not.toContain(polled.events[0]?.id);
   });
 
+  it('serializes event data exactly as the REST answer of the same version, field order included', async () => {
+    const own = await createTenant();
+    const visitor = await createVisitor(own.widgetKey, { metadata: { plan: 'pro', seats: 3 } });
+    const created = await call<{ id: string }>('POST', '/api/conversations', {
+      token: visitor.token,
+      body: { message: 'Where is my order?', metadata: { orderId: 'A-1', channel: 'web' } },
+    });
+    const patched = await call('PATCH', `/api/conversations/${created.body.id}`, {
+      token: own.apiKey,
+      body: { priority: 'high', tags: ['orders'], metadata: { step: 2 } },
+    });
+    const rest = await call('GET', `/api/conversations/${created.body.id}`, { token: own.apiKey });
+    const messages = await call<{ data: unknown[] }>(
+      'GET',
+      `/api/conversations/${created.body.id}/messages`,
+      {
+        token: own.apiKey,
+      },
+    );
+    const events = await eventsAtLeast(own.apiKey, '', 3);
+    const updated = events.find((event) => event.type === 'conversation.updated');
+    const message = events.find((event) => event.type === 'message.created');
+    expect(JSON.stringify(updated?.data)).toBe(patched.text);
+    expect(JSON.stringify(updated?.data)).toBe(rest.text);
+    expect(JSON.stringify(message?.data)).toBe(JSON.stringify(messages.body.data[0]));
+  });
+
   it('keeps organizations apart and refuses another organization’s cursor', async () => {
     const other = await createTenant();
     expect(await readAll(other.apiKey)).toEqual([]);

@@ -185,6 +185,9 @@ describe('webhooks', () => {
       expect(verified.data.id).toBe(conversation.body.id);
       expect(verified.data.metadata).toEqual(metadata);
       expect(verified.data.customFields).toEqual(customFields);
+      // The payload's data is the REST answer of the same version, field for field and in order.
+      const rest = await call('GET', `/api/conversations/${conversation.body.id}`, { token: own.apiKey });
+      expect(JSON.stringify(verified.data)).toBe(rest.text);
       const history = await eventually(
         async () =>
           (

@@ -1,0 +1,29 @@
+import { isoInstant, uuid } from './common';
+import { conversation } from './conversation';
+import type { DomainEventType } from './events';
+import { message } from './message';
+import { note } from './note';
+import * as z from './zod';
+
+const actor = z.object({ type: z.enum(['api_key', 'operator', 'visitor']), id: z.string() });
+
+/**
+ * What `data` holds for each event type: the resource after the change, with the very schema its
+ * REST answer uses, so a webhook payload, a feed entry and a GET of the same version read alike.
+ */
+export const eventDataSchemas = {
+  'conversation.created': conversation,
+  'conversation.updated': conversation,
+  'conversation.snoozed': z.object({
+    ...conversation.shape,
+    /** The reason given to the snooze, or null. */
+    snoozeReason: z.nullable(z.string()),
+  }),
+  'conversation.closed': conversation,
+  'conversation.deleted': z.object({ id: uuid, deletedAt: isoInstant, version: z.int() }),
+  'conversation.assigned': conversation,
+  'message.created': message,
+  'message.updated': message,
+  'note.created': note,
+  'note.deleted': z.object({ id: uuid, conversationId: uuid, deletedBy: actor, deletedAt: isoInstant }),
+} as const satisfies Record<DomainEventType, z.ZodMiniType>;
