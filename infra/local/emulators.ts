@@ -8,6 +8,8 @@ export interface RunningEmulator {
   name: string;
   endpoint: string;
   stop(): Promise<void>;
+  /** Ends it as a crash would (SIGKILL), where that differs from `stop`. */
+  kill?(): Promise<void>;
 }
 
 export type Progress = (line: string) => void;
@@ -47,18 +49,20 @@ export async function startDynamoDb(dataDir: string | undefined): Promise<Runnin
     },
     30_000,
   );
+  const end = async (signal: 'SIGTERM' | 'SIGKILL') => {
+    process.removeListener('exit', killChild);
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill(signal);
+    const timeout = setTimeout(() => child.kill('SIGKILL'), 3_000);
+    await exited;
+    clearTimeout(timeout);
+  };
   return {
     name: 'DynamoDB Local',
     endpoint,
-    stop: async () => {
-      process.removeListener('exit', killChild);
-      if (child.exitCode !== null) return;
-      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      child.kill('SIGTERM');
-      const timeout = setTimeout(() => child.kill('SIGKILL'), 3_000);
-      await exited;
-      clearTimeout(timeout);
-    },
+    stop: () => end('SIGTERM'),
+    kill: () => end('SIGKILL'),
   };
 }
 

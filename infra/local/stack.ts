@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { mintPlatformToken } from '../../shared/auth/tokens';
 import { createBuckets, createQueues, createTable, streamArnOf } from './bootstrap';
 import { type Progress, type RunningEmulator, startDynamoDb, startSes, startSqsAndS3 } from './emulators';
@@ -26,11 +27,20 @@ export interface LocalStack {
   pauseWorkers(): void;
   /** … and lets them go again. */
   resumeWorkers(): void;
+  /** Lets the workers finish what they hold (the stream position is saved), then stops everything. */
   stop(): Promise<void>;
+  /**
+   * Stops everything as `kill -9` of `npm start` would: the workers drop what they hold, nothing is
+   * saved, DynamoDB Local is killed (SIGKILL), the in-memory emulators vanish with their queues.
+   * For tests of what a restart on the same `dataDir` recovers.
+   */
+  crash(): Promise<void>;
 }
 
 const TABLE_NAME = 'conversation-service-local';
 const RESOURCE_PREFIX = 'conversation-service-local';
+/** Under DATA_DIR: how far the stream reader has handed the table's stream to the workers. */
+export const STREAM_POSITION_FILE = 'stream-position.json';
 
 /**
  * The whole service on one machine: emulators (or endpoints you run yourself, via the SDK's
@@ -40,8 +50,11 @@ const RESOURCE_PREFIX = 'conversation-service-local';
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const progress = options.progress ?? (() => undefined);
   const started: RunningEmulator[] = [];
-  const stopAll = async () => {
-    for (const emulator of started.reverse()) await emulator.stop().catch(() => undefined);
+  const stopAll = async (how: 'stop' | 'kill' = 'stop') => {
+    for (const emulator of started.reverse()) {
+      const end = how === 'kill' && emulator.kill ? emulator.kill : emulator.stop;
+      await end().catch(() => undefined);
+    }
   };
   try {
     const endpoint = async (variable: string, start: () => Promise<RunningEmulator>): Promise<string> => {
@@ -107,10 +120,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       dynamodbEndpoint: dynamodb,
       queues: queues.byName,
       streamArn: await streamArnOf(dynamodb, TABLE_NAME),
+      // Events committed but not yet handed to the stream workers survive a restart (queued jobs do not).
+      streamPositionFile: options.dataDir ? join(options.dataDir, STREAM_POSITION_FILE) : undefined,
       onError: (worker, error) => console.error(`[worker ${worker}]`, error),
     });
     const running = options.runWorkers === false ? 0 : workerDefinitions.length;
     progress(`${running} workers running on ${consumers.length} local pollers (queues and the table stream)`);
+    if (options.dataDir && running > 0)
+      progress(`the stream reader resumes from ${join(options.dataDir, STREAM_POSITION_FILE)}`);
 
     let demo: DemoCredentials | undefined;
     if (options.seedDemo) {
@@ -135,6 +152,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         await Promise.all(consumers.map((consumer) => consumer.stop()));
         await gateway.close();
         await stopAll();
+      },
+      crash: async () => {
+        for (const consumer of consumers) consumer.halt();
+        await gateway.close();
+        await stopAll('kill');
       },
     };
   } catch (error) {

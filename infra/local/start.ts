@@ -10,7 +10,12 @@ Environment (defaults in brackets):
   PORT [3000]                      port of the local API
   PLATFORM_ADMIN_TOKEN [generated] platform admin token (svc_pa_…)
   RATE_LIMIT_PER_MINUTE [1200]     requests a minute per credential
-  DATA_DIR [unset: in memory]      where DynamoDB Local keeps data between runs
+  DATA_DIR [unset: in memory]      where DynamoDB Local keeps data between runs, and the
+                                   stream reader its position (stream-position.json): events
+                                   committed before a stop or crash are fanned out after the
+                                   restart. Jobs already queued (webhook deliveries and retries,
+                                   purges) and exports are in memory (fauxqs) and do not survive
+                                   a restart.
   SEED_DEMO [true]                 false: do not seed the demo organization
   AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL_SQS, AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL_SESV2
                                    use an endpoint you run instead of starting an emulator

@@ -16,6 +16,8 @@ export async function startWorkers(options: {
   dynamodbEndpoint: string;
   queues: Map<string, { url: string; arn: string }>;
   streamArn: string;
+  /** Where the stream reader keeps its position between runs (under DATA_DIR); none: from the newest record. */
+  streamPositionFile?: string | undefined;
   onError: (worker: string, error: unknown) => void;
 }): Promise<Consumer[]> {
   const consumers: Consumer[] = [];
@@ -58,6 +60,7 @@ export async function startWorkers(options: {
         endpoint: options.dynamodbEndpoint,
         streamArn: options.streamArn,
         subscribers,
+        positionFile: options.streamPositionFile,
         onError: (error) => options.onError('stream reader', error),
       }),
     );

@@ -1,3 +1,6 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import {
   CreateQueueCommand,
@@ -164,5 +167,147 @@ describe('the local DynamoDB stream event source', () => {
     expect(records).toEqual(['1', '2', '3']);
     expect(seen.every((record) => record.eventName === 'INSERT')).toBe(true);
     dynamo.destroy();
+  });
+});
+
+describe('the local DynamoDB stream event source with a saved position', () => {
+  const endpoint = () => inject('endpoints').dynamodb ?? '';
+  const tableName = () => inject('tableName');
+  const folders: string[] = [];
+  const positionFile = () => {
+    const folder = mkdtempSync(join(tmpdir(), 'stream-position-'));
+    folders.push(folder);
+    return join(folder, 'stream-position.json');
+  };
+  afterEach(() => {
+    for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+  });
+  const put = async (pk: string, sks: string[]) => {
+    const dynamo = new DynamoDBClient({ endpoint: endpoint() });
+    for (const sk of sks)
+      await dynamo.send(
+        new PutItemCommand({ TableName: tableName(), Item: { pk: { S: pk }, sk: { S: sk } } }),
+      );
+    dynamo.destroy();
+  };
+  const savedSequenceNumbers = (file: string): (string | null)[] =>
+    existsSync(file)
+      ? Object.values(
+          (JSON.parse(readFileSync(file, 'utf8')) as { shards: Record<string, string | null> }).shards,
+        )
+      : [];
+  const keysOf = (records: readonly DynamoDBRecord[], pk: string) =>
+    records
+      .filter((record) => record.dynamodb?.Keys?.pk?.S === pk)
+      .map((record) => record.dynamodb?.Keys?.sk?.S);
+
+  it('resumes after the last record every subscriber finished: not from the newest, not skipping a failing one', async () => {
+    const file = positionFile();
+    const pk = `TEST#resume-${crypto.randomUUID()}`;
+    const streamArn = await streamArnOf(endpoint(), tableName());
+    const before: string[] = [];
+    let handledFirst: string | undefined;
+    const first = startStreamConsumer({
+      name: 'before the crash',
+      endpoint: endpoint(),
+      streamArn,
+      positionFile: file,
+      batchSize: 10,
+      pollMs: 50,
+      maxRetries: 1_000,
+      // Takes '1', fails on '2' every time.
+      handler: async (event) => {
+        const mine = event.Records.filter((record) => record.dynamodb?.Keys?.pk?.S === pk);
+        const failing = mine.find((record) => record.dynamodb?.Keys?.sk?.S === '2');
+        for (const record of mine.slice(0, failing ? mine.indexOf(failing) : mine.length)) {
+          before.push(record.dynamodb?.Keys?.sk?.S ?? '');
+          if (record.dynamodb?.Keys?.sk?.S === '1') handledFirst = record.dynamodb.SequenceNumber;
+        }
+        return {
+          batchItemFailures: failing ? [{ itemIdentifier: failing.dynamodb?.SequenceNumber ?? '' }] : [],
+        };
+      },
+    });
+    consumers.push(first);
+    // The start (the newest record) is saved at once: a crash before any batch still resumes there.
+    await eventually(() => existsSync(file), Boolean);
+    await put(pk, ['1', '2', '3']);
+    // '1' is saved as handled; '2' keeps failing, so the position stays there.
+    await eventually(
+      () => savedSequenceNumbers(file),
+      (saved) => handledFirst !== undefined && saved.includes(handledFirst),
+    );
+    first.halt();
+    await put(pk, ['4']);
+
+    const after: DynamoDBRecord[] = [];
+    consumers.push(
+      startStreamConsumer({
+        name: 'after the restart',
+        endpoint: endpoint(),
+        streamArn,
+        positionFile: file,
+        batchSize: 10,
+        pollMs: 50,
+        handler: async (event) => {
+          after.push(...event.Records);
+          return { batchItemFailures: [] };
+        },
+      }),
+    );
+    const keys = await eventually(
+      () => keysOf(after, pk),
+      (found) => found.length >= 3,
+    );
+    expect(before).toEqual(['1']);
+    expect(keys).toEqual(['2', '3', '4']);
+  });
+
+  it.each([
+    [
+      'names another stream (the table was made anew)',
+      (streamArn: string) => ({ streamArn: `${streamArn}-gone`, shards: {} }),
+    ],
+    [
+      'names none of the shards (they are gone)',
+      (streamArn: string) => ({
+        streamArn,
+        shards: { 'shardId-00000000000000000000-gone': '000000000000000000001' },
+      }),
+    ],
+    ['is not a position', () => 'not json'],
+  ])('reads from the oldest record kept when the saved position %s', async (_, saved) => {
+    const file = positionFile();
+    const pk = `TEST#resume-${crypto.randomUUID()}`;
+    const streamArn = await streamArnOf(endpoint(), tableName());
+    writeFileSync(file, JSON.stringify(saved(streamArn)));
+    await put(pk, ['before the start']);
+    const seen: DynamoDBRecord[] = [];
+    consumers.push(
+      startStreamConsumer({
+        name: 'from the oldest',
+        endpoint: endpoint(),
+        streamArn,
+        positionFile: file,
+        batchSize: 100,
+        pollMs: 50,
+        handler: async (event) => {
+          seen.push(...event.Records);
+          return { batchItemFailures: [] };
+        },
+        onError: () => undefined,
+      }),
+    );
+    expect(
+      await eventually(
+        () => keysOf(seen, pk),
+        (found) => found.length > 0,
+      ),
+    ).toEqual(['before the start']);
+    // And the position is the stream's own from then on.
+    await eventually(
+      () => readFileSync(file, 'utf8'),
+      (text) => text.includes(`"streamArn": "${streamArn}"`),
+    );
   });
 });
