@@ -5,6 +5,7 @@ import { operators } from '../../shared/db/operators';
 import { ConflictError, NotFoundError } from '../../shared/errors';
 import { created, ok, route } from '../../shared/http/route';
 import { successResult, uuid } from '../../shared/schemas/common';
+import { ids, operatorExample } from '../../shared/schemas/examples';
 import {
   createApiKeyBody,
   createdApiKey,
@@ -27,6 +28,16 @@ export const createApiKey = route({
   body: createApiKeyBody,
   response: { status: 201, schema: createdApiKey, description: 'The new key, with its secret shown once' },
   errors: [404],
+  examples: {
+    request: { name: 'Helpdesk sync', scopes: ['conversations:read', 'conversations:write'] },
+    response: {
+      id: ids.apiKey,
+      name: 'Helpdesk sync',
+      scopes: ['conversations:read', 'conversations:write'],
+      key: 'svc_sk_3kPq9sVx2mB7nC4wE8rT1yU6iO0pA5sD7fG9hJ2kL4zX6cV8bN1mQ3wE5rT7yU9iO',
+      createdAt: '2026-11-01T08:10:00.000Z',
+    },
+  },
   handle: async ({ params, body }) => {
     const key = await credentials.createApiKey(params.orgId, {
       name: body.name,
@@ -48,6 +59,7 @@ export const revokeApiKey = route({
   params: z.strictObject({ orgId: uuid, keyId: uuid }),
   response: { status: 200, schema: successResult, description: 'Revoked' },
   errors: [404],
+  examples: { response: { success: true } },
   handle: async ({ params }) => {
     const revoked = await credentials.revokeApiKey(params.orgId, params.keyId);
     if (!revoked) throw new NotFoundError('API key not found');
@@ -68,6 +80,10 @@ export const createOperator = route({
   body: createOperatorBody,
   response: { status: 201, schema: operator, description: 'The new operator' },
   errors: [404, 409],
+  examples: {
+    request: { name: 'Grace Hopper', email: 'grace@acme.example', role: 'operator' },
+    response: operatorExample,
+  },
   handle: async ({ params, body }) => {
     const result = await operators.create(params.orgId, { ...body, email: body.email.toLowerCase() });
     if (!result.ok && result.reason === 'organization_missing')
@@ -89,6 +105,12 @@ export const createOperatorSession = route({
   params: z.strictObject({ orgId: uuid, operatorId: uuid }),
   response: { status: 201, schema: sessionToken, description: 'The session token, shown once' },
   errors: [404],
+  examples: {
+    response: {
+      token: 'svc_os_7hJ2kL4zX6cV8bN1mQ3wE5rT7yU9iO3kPq9sVx2mB7nC4wE8rT1yU6iO0pA5sD7fG9',
+      expiresAt: '2026-11-21T20:00:00.000Z',
+    },
+  },
   handle: async ({ params }) => {
     const found = await operators.get(params.orgId, params.operatorId);
     if (!found) throw new NotFoundError('Operator not found');

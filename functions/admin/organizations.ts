@@ -3,6 +3,7 @@ import { organizations } from '../../shared/db/organizations';
 import { NotFoundError, ValidationError } from '../../shared/errors';
 import { created, ok, route } from '../../shared/http/route';
 import { uuid } from '../../shared/schemas/common';
+import { organizationExample } from '../../shared/schemas/examples';
 import {
   createOrganizationBody,
   organization,
@@ -32,6 +33,10 @@ export const createOrganization = route({
   callers: ['platform'],
   body: createOrganizationBody,
   response: { status: 201, schema: organization, description: 'The new organization' },
+  examples: {
+    request: { name: 'Acme Retail', modules: ['automation_api'], locales: ['en', 'fr'], defaultLocale: 'en' },
+    response: organizationExample,
+  },
   handle: async ({ body }) => {
     const locales = [...new Set(body.locales ?? [body.defaultLocale ?? 'en'])];
     const defaultLocale = body.defaultLocale ?? locales[0] ?? 'en';
@@ -62,6 +67,7 @@ export const getOrganization = route({
     description: 'The organization (its only secret-like field is the public widget key)',
   },
   errors: [404],
+  examples: { response: organizationExample },
   handle: async ({ params }) => {
     const found = await organizations.get(params.orgId);
     if (!found) throw new NotFoundError('Organization not found');
@@ -82,6 +88,15 @@ export const updateOrganization = route({
   body: updateOrganizationBody,
   response: { status: 200, schema: organization, description: 'The organization after the change' },
   errors: [404],
+  examples: {
+    request: { name: 'Acme Retail Europe', locales: ['en', 'fr', 'de'] },
+    response: {
+      ...organizationExample,
+      name: 'Acme Retail Europe',
+      locales: ['en', 'fr', 'de'],
+      updatedAt: '2026-11-21T11:00:00.000Z',
+    },
+  },
   handle: async ({ params, body }) => {
     const current = await organizations.get(params.orgId);
     if (!current) throw new NotFoundError('Organization not found');

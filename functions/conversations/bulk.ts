@@ -13,6 +13,7 @@ import { NotFoundError } from '../../shared/errors';
 import { ok, route } from '../../shared/http/route';
 import { isUuid } from '../../shared/ids';
 import { bulkConversationsBody } from '../../shared/schemas/conversation';
+import { ids } from '../../shared/schemas/examples';
 import * as z from '../../shared/schemas/zod';
 
 /** Conversations per transaction: each takes its own write plus its events (≤ 100 actions). */
@@ -109,6 +110,10 @@ export const bulkClose = route({
     description: 'Closed',
   },
   errors: [404],
+  examples: {
+    request: { conversationIds: [ids.conversation] },
+    response: { success: true, closed: 1 },
+  },
   handle: async ({ caller, body }) => {
     const closed = await applyToAll(caller, body.conversationIds, (current) => {
       if (current.status === 'closed') return undefined;
@@ -144,6 +149,10 @@ export const bulkDelete = route({
     description: 'Deleted',
   },
   errors: [404],
+  examples: {
+    request: { conversationIds: [ids.conversation] },
+    response: { success: true, deleted: 1 },
+  },
   handle: async ({ caller, body }) => {
     const actor = actorOf(caller);
     const deleted = await applyToAll(caller, body.conversationIds, (current) => {

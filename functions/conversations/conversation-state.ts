@@ -18,6 +18,7 @@ import {
   localeSetting,
   snoozeBody,
 } from '../../shared/schemas/conversation';
+import { conversationExample, ids } from '../../shared/schemas/examples';
 import { assertFreeJson } from '../../shared/schemas/free-json';
 import { accessRules, loadConversation } from './access';
 import { changeWrites } from './update-conversation';
@@ -41,6 +42,15 @@ export const setLocale = route({
   body: localeBody,
   response: { status: 200, schema: localeSetting, description: 'The locale setting' },
   errors: [404],
+  examples: {
+    request: { locale: 'fr', locked: true },
+    response: {
+      locale: 'fr',
+      source: 'operator_override',
+      locked: true,
+      updatedAt: '2026-11-21T10:05:00.000Z',
+    },
+  },
   handle: async ({ caller, organization, params, body }) => {
     if (!organization.locales.includes(body.locale)) {
       throw ValidationError.field('locale', `Enabled locales: ${organization.locales.join(', ')}`);
@@ -85,8 +95,19 @@ export const snooze = route({
   callers: ['apiKey', 'operator'],
   params: idParams,
   body: snoozeBody,
+  versioned: 'write',
   response: { status: 200, schema: conversation, description: 'The conversation after the change' },
   errors: [404, 412],
+  examples: {
+    request: { until: '2026-11-22T09:00:00.000Z', reason: 'Waiting for the courier' },
+    response: {
+      ...conversationExample,
+      status: 'snoozed',
+      snoozedUntil: '2026-11-22T09:00:00.000Z',
+      version: 5,
+      updatedAt: '2026-11-21T10:06:00.000Z',
+    },
+  },
   handle: async ({ caller, organization, params, body, headers }) => {
     if (Date.parse(body.until) <= clock.nowMs())
       throw ValidationError.field('until', 'until must be in the future');
@@ -135,8 +156,12 @@ export const unsnooze = route({
   scope: 'conversations:write',
   callers: ['apiKey', 'operator'],
   params: idParams,
+  versioned: 'write',
   response: { status: 200, schema: conversation, description: 'The conversation after the change' },
   errors: [404, 412],
+  examples: {
+    response: { ...conversationExample, version: 6, updatedAt: '2026-11-21T10:07:00.000Z' },
+  },
   handle: async ({ caller, organization, params, headers }) => {
     const after = await conversations.mutate(
       caller.orgId,
@@ -164,8 +189,23 @@ export const setFollowUp = route({
   callers: ['apiKey', 'operator'],
   params: idParams,
   body: followUpBody,
+  versioned: 'write',
   response: { status: 200, schema: conversation, description: 'The conversation after the change' },
   errors: [404, 412],
+  examples: {
+    request: { remindAt: '2026-11-24T09:00:00.000Z', note: 'Check that the parcel arrived' },
+    response: {
+      ...conversationExample,
+      metadata: {
+        channel: 'web',
+        followUpAt: '2026-11-24T09:00:00.000Z',
+        followUpNote: 'Check that the parcel arrived',
+        followUpBy: ids.operator,
+      },
+      version: 5,
+      updatedAt: '2026-11-21T10:08:00.000Z',
+    },
+  },
   handle: async ({ caller, organization, params, body, headers }) => {
     if (Date.parse(body.remindAt) <= clock.nowMs())
       throw ValidationError.field('remindAt', 'remindAt must be in the future');
@@ -203,6 +243,7 @@ export const clearFollowUp = route({
   params: idParams,
   response: { status: 200, schema: successResult, description: 'Cleared (or nothing to clear)' },
   errors: [404],
+  examples: { response: { success: true } },
   handle: async ({ caller, organization, params }) => {
     await conversations.mutate(
       caller.orgId,
@@ -234,6 +275,21 @@ export const getAssignmentHistory = route({
   params: idParams,
   response: { status: 200, schema: assignmentHistorySchema, description: 'The timeline' },
   errors: [404],
+  examples: {
+    response: {
+      events: [
+        {
+          id: ids.event,
+          type: 'assigned',
+          fromOperatorId: null,
+          toOperatorId: ids.operator,
+          teamId: null,
+          actor: { type: 'api_key', id: ids.apiKey },
+          at: '2026-11-21T10:01:00.000Z',
+        },
+      ],
+    },
+  },
   handle: async ({ caller, organization, params }) => {
     const [, events] = await Promise.all([
       loadConversation(caller, organization, params.id),

@@ -1,9 +1,11 @@
 import { type ConversationAuthor, conversations } from '../../shared/db/conversations';
 import { visitors } from '../../shared/db/visitors';
 import { ValidationError } from '../../shared/errors';
+import { etagOf } from '../../shared/http/if-match';
 import { created, route } from '../../shared/http/route';
 import { sanitizeText } from '../../shared/sanitize/text';
 import { conversation, createConversationBody } from '../../shared/schemas/conversation';
+import { ids, newConversationExample } from '../../shared/schemas/examples';
 
 export const createConversation = route({
   method: 'POST',
@@ -16,7 +18,12 @@ export const createConversation = route({
   scope: 'conversations:write',
   callers: ['apiKey', 'operator', 'visitor'],
   body: createConversationBody,
+  versioned: 'read',
   response: { status: 201, schema: conversation, description: 'The new conversation' },
+  examples: {
+    request: { visitorId: ids.visitor, message: 'Hello, my order is late', tags: ['orders'] },
+    response: newConversationExample,
+  },
   handle: async ({ caller, body }) => {
     let visitorId = body.visitorId;
     if (caller.kind === 'visitor') {
@@ -37,6 +44,7 @@ export const createConversation = route({
         : caller.kind === 'operator'
           ? { kind: 'operator', operatorId: caller.operatorId }
           : { kind: 'apiKey' };
-    return created(await conversations.create(caller.orgId, author, visitor, body));
+    const started = await conversations.create(caller.orgId, author, visitor, body);
+    return created(started, { ETag: etagOf(started.version) });
   },
 });

@@ -10,6 +10,7 @@ import { backoff, ConcurrentChangeError, transact, type Write } from '../../shar
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../shared/errors';
 import { ok, route } from '../../shared/http/route';
 import { sanitizeText, searchVectorOf } from '../../shared/sanitize/text';
+import { ids, replyExample } from '../../shared/schemas/examples';
 import { editMessageBody, message, messageParams, revisions } from '../../shared/schemas/message';
 import { loadConversation } from './access';
 
@@ -114,6 +115,16 @@ export const editMessage = route({
   body: editMessageBody,
   response: { status: 200, schema: message, description: 'The message after the edit' },
   errors: [404],
+  examples: {
+    request: { content: 'It left our warehouse this morning: tracking number 1Z999AA1' },
+    response: {
+      ...replyExample,
+      content: 'It left our warehouse this morning: tracking number 1Z999AA1',
+      searchVector: 'it left our warehouse this morning tracking number 1z999aa1',
+      isEdited: true,
+      editedAt: '2026-11-21T10:04:00.000Z',
+    },
+  },
   handle: async ({ caller, organization, params, body }) => {
     const conversation = await loadConversation(caller, organization, params.id);
     const content = sanitizeText(body.content);
@@ -174,6 +185,14 @@ export const listRevisions = route({
   params: messageParams,
   response: { status: 200, schema: revisions, description: 'The revision envelope' },
   errors: [404],
+  examples: {
+    response: {
+      messageId: ids.reply,
+      edits: [
+        { content: replyExample.content, editedAt: '2026-11-21T10:04:00.000Z', editedBy: ids.operator },
+      ],
+    },
+  },
   handle: async ({ caller, organization, params }) => {
     // In parallel: the access rules need the conversation, the answer comes from its partition.
     const [, current, edits] = await Promise.all([

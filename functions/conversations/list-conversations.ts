@@ -1,6 +1,7 @@
 import { conversations } from '../../shared/db/conversations';
 import { ok, route } from '../../shared/http/route';
 import { conversationPage, listConversationsQuery } from '../../shared/schemas/conversation';
+import { conversationExample, cursorExample } from '../../shared/schemas/examples';
 import { historyCutoff } from './access';
 
 export const listConversations = route({
@@ -16,6 +17,7 @@ export const listConversations = route({
   query: listConversationsQuery,
   response: { status: 200, schema: conversationPage, description: 'A page of conversations' },
   errors: [400],
+  examples: { response: { data: [conversationExample], nextCursor: cursorExample } },
   handle: async ({ caller, organization, query }) => {
     if (caller.kind === 'visitor') {
       if (query.visitorId !== undefined && query.visitorId !== caller.visitorId)

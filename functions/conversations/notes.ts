@@ -9,6 +9,7 @@ import { mustExist, type Write } from '../../shared/db/transaction';
 import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '../../shared/errors';
 import { created, ok, route } from '../../shared/http/route';
 import { idParams, successResult } from '../../shared/schemas/common';
+import { noteExample } from '../../shared/schemas/examples';
 import { createNoteBody, note, noteList, noteParams } from '../../shared/schemas/note';
 import { loadConversation } from './access';
 
@@ -46,6 +47,7 @@ export const listNotes = route({
   params: idParams,
   response: { status: 200, schema: noteList, description: 'The notes, newest first' },
   errors: [404],
+  examples: { response: { data: [noteExample] } },
   handle: async ({ caller, organization, params }) => {
     const [, data] = await Promise.all([
       loadConversation(caller, organization, params.id),
@@ -69,6 +71,7 @@ export const createNote = route({
   body: createNoteBody,
   response: { status: 201, schema: note, description: 'The note' },
   errors: [404],
+  examples: { request: { content: noteExample.content }, response: noteExample },
   handle: async ({ caller, organization, params, body }) => {
     const [conversation, author] = await Promise.all([
       loadConversation(caller, organization, params.id),
@@ -101,6 +104,7 @@ export const deleteNote = route({
   params: noteParams,
   response: { status: 200, schema: successResult, description: 'The note was deleted' },
   errors: [404],
+  examples: { response: { success: true } },
   handle: async ({ caller, organization, params }) => {
     await loadConversation(caller, organization, params.id);
     const result = await notes.remove({

@@ -9,6 +9,7 @@ import { mustExist } from '../../shared/db/transaction';
 import { ValidationError } from '../../shared/errors';
 import { created, route } from '../../shared/http/route';
 import { idParams } from '../../shared/schemas/common';
+import { ids, replyExample } from '../../shared/schemas/examples';
 import { message, postMessageBody } from '../../shared/schemas/message';
 import { accessRules } from './access';
 
@@ -41,6 +42,10 @@ export const postMessage = route({
   body: postMessageBody,
   response: { status: 201, schema: message, description: 'The message' },
   errors: [404],
+  examples: {
+    request: { content: replyExample.content, operatorId: ids.operator, replyToId: ids.message },
+    response: replyExample,
+  },
   handle: async ({ caller, organization, params, body }) => {
     const sender = senderOf(caller, body.operatorId);
     const orgId = caller.orgId;

@@ -2,6 +2,7 @@ import { messages, toMessage } from '../../shared/db/messages';
 import { NotFoundError } from '../../shared/errors';
 import { ok, route } from '../../shared/http/route';
 import { idParams } from '../../shared/schemas/common';
+import { messageExample, replyExample } from '../../shared/schemas/examples';
 import { listMessagesQuery, message, messagePage, messageParams } from '../../shared/schemas/message';
 import { loadConversation } from './access';
 
@@ -19,6 +20,7 @@ export const listMessages = route({
   query: listMessagesQuery,
   response: { status: 200, schema: messagePage, description: 'A page of messages' },
   errors: [400, 404],
+  examples: { response: { data: [replyExample, messageExample], nextCursor: null } },
   handle: async ({ caller, organization, params, query }) => {
     // In parallel: the access rules need the conversation, the page comes from its partition.
     const [, page] = await Promise.all([
@@ -40,6 +42,7 @@ export const getMessage = route({
   params: messageParams,
   response: { status: 200, schema: message, description: 'The message' },
   errors: [404],
+  examples: { response: messageExample },
   handle: async ({ caller, organization, params }) => {
     const [, found] = await Promise.all([
       loadConversation(caller, organization, params.id),

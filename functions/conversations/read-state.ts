@@ -6,6 +6,7 @@ import { NotFoundError, ValidationError } from '../../shared/errors';
 import { ok, route } from '../../shared/http/route';
 import { isUuid } from '../../shared/ids';
 import { idParams } from '../../shared/schemas/common';
+import { ids } from '../../shared/schemas/examples';
 import { unreadBulkBody, updatedCount } from '../../shared/schemas/message';
 import { accessRules, loadConversation } from './access';
 
@@ -25,6 +26,7 @@ export const markRead = route({
   params: idParams,
   response: { status: 200, schema: updatedCount, description: 'How many messages changed' },
   errors: [404],
+  examples: { response: { updatedCount: 1 } },
   handle: async ({ caller, organization, params }) => {
     let updated = 0;
     // Bounded: 100 chunks of 99 is far beyond any real backlog of unread visitor messages.
@@ -72,6 +74,7 @@ export const markUnread = route({
   body: unreadBulkBody,
   response: { status: 200, schema: updatedCount, description: 'How many messages changed' },
   errors: [404],
+  examples: { request: { messageIds: [ids.reply] }, response: { updatedCount: 1 } },
   handle: async ({ caller, organization, params, body }) => {
     const ids = [...new Set(body.messageIds)];
     const [conversation, found] = await Promise.all([

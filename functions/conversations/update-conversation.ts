@@ -18,6 +18,7 @@ import {
   type PatchConversationInput,
   patchConversationBody,
 } from '../../shared/schemas/conversation';
+import { conversationExample, ids } from '../../shared/schemas/examples';
 import { assertFreeJson } from '../../shared/schemas/free-json';
 import { accessRules } from './access';
 
@@ -108,8 +109,13 @@ export const updateConversation = route({
   callers: ['apiKey', 'operator'],
   params: idParams,
   body: patchConversationBody,
+  versioned: 'write',
   response: { status: 200, schema: conversation, description: 'The conversation after the change' },
   errors: [404, 412],
+  examples: {
+    request: { priority: 'high', operatorId: ids.operator, metadata: { channel: 'web' } },
+    response: conversationExample,
+  },
   handle: async ({ caller, organization, params, body, headers }) => {
     const reserved = Object.keys(body.metadata ?? {}).find((key) =>
       (followUpKeys as readonly string[]).includes(key),

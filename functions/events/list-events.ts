@@ -1,23 +1,18 @@
 import { type DomainEventType, domainEventTypes, feed } from '../../shared/db/events';
 import { ValidationError } from '../../shared/errors';
 import { ok, route } from '../../shared/http/route';
-import { isoInstant } from '../../shared/schemas/common';
+import { cursorParam } from '../../shared/schemas/common';
+import { eventPage } from '../../shared/schemas/event-data';
+import { cursorExample, ids, replyExample } from '../../shared/schemas/examples';
 import * as z from '../../shared/schemas/zod';
 
 const eventsQuery = z.strictObject({
-  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
+  cursor: z.optional(cursorParam),
   limit: z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(100)), 50),
   /** Comma-separated event types, any of which matches. */
-  types: z.optional(z.string().check(z.minLength(1), z.maxLength(500))),
-});
-
-const domainEvent = z.object({
-  id: z.uuid(),
-  type: z.enum(domainEventTypes as [DomainEventType, ...DomainEventType[]]),
-  timestamp: isoInstant,
-  organizationId: z.uuid(),
-  /** The resource after the change; conversation events carry `data.version`. */
-  data: z.unknown(),
+  types: z.optional(
+    z.string().check(z.minLength(1), z.maxLength(500), z.regex(/^[a-z., ]+$/, 'Comma-separated event types')),
+  ),
 });
 
 function parseTypes(raw: string | undefined): DomainEventType[] | undefined {
@@ -62,16 +57,25 @@ export const listEvents = route({
   query: eventsQuery,
   response: {
     status: 200,
-    schema: z.object({
-      data: z.array(domainEvent),
-      /** Null only when the organization has no event yet; at the end of the feed, the cursor to poll with. */
-      nextCursor: z.nullable(z.string()),
-      /** True when this page reached the current end of the feed: poll later with `nextCursor`. */
-      done: z.boolean(),
-    }),
+    schema: eventPage,
     description: 'A page of events',
   },
   errors: [400],
+  examples: {
+    response: {
+      data: [
+        {
+          id: ids.event,
+          type: 'message.created',
+          timestamp: replyExample.createdAt,
+          organizationId: ids.organization,
+          data: replyExample,
+        },
+      ],
+      nextCursor: cursorExample,
+      done: true,
+    },
+  },
   handle: async ({ caller, query }) =>
     ok(
       await feed(caller.orgId, { cursor: query.cursor, limit: query.limit, types: parseTypes(query.types) }),

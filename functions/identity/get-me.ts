@@ -1,6 +1,7 @@
 import { callerTypeNames } from '../../shared/auth/caller';
 import { roleScopes } from '../../shared/auth/scopes';
 import { ok, route } from '../../shared/http/route';
+import { ids } from '../../shared/schemas/examples';
 import * as z from '../../shared/schemas/zod';
 
 const me = z.object({
@@ -20,6 +21,14 @@ export const getMe = route({
   tag: 'Identity',
   callers: ['apiKey', 'operator', 'visitor'],
   response: { status: 200, schema: me, description: 'The caller' },
+  examples: {
+    response: {
+      organizationId: ids.organization,
+      callerType: 'api_key',
+      scopes: [],
+      modules: ['automation_api'],
+    },
+  },
   handle: async ({ caller, organization }) => {
     const scopes =
       caller.kind === 'apiKey' ? caller.scopes : caller.kind === 'operator' ? roleScopes[caller.role] : [];

@@ -5,6 +5,7 @@ import { ConflictError, NotFoundError } from '../../shared/errors';
 import { ok, reply, route } from '../../shared/http/route';
 import { uuidv7 } from '../../shared/ids';
 import { paginationOf } from '../../shared/schemas/common';
+import { deliveryExample, examplePage } from '../../shared/schemas/examples';
 import {
   delivery,
   deliveryList,
@@ -35,6 +36,7 @@ export const listDeliveries = route({
   query: deliveryListQuery,
   response: { status: 200, schema: deliveryList, description: 'A page of deliveries' },
   errors: [404],
+  examples: { response: examplePage(deliveryExample) },
   handle: async ({ caller, params, query }) => {
     const [, page] = await Promise.all([
       existingWebhook(caller.orgId, params.id),
@@ -61,6 +63,7 @@ export const retryDelivery = route({
     description: 'A new attempt is queued',
   },
   errors: [404, 409],
+  examples: { response: { success: true, status: 'pending' } },
   handle: async ({ caller, params }) => {
     await existingWebhook(caller.orgId, params.id);
     const outcome = await deliveries.reopen(caller.orgId, params.id, params.deliveryId);
@@ -90,6 +93,17 @@ export const testWebhook = route({
   params: webhookParams,
   response: { status: 202, schema: delivery, description: 'The queued delivery' },
   errors: [404],
+  examples: {
+    response: {
+      ...deliveryExample,
+      event: 'webhook.test',
+      status: 'pending',
+      attempts: 0,
+      responseStatus: null,
+      lastAttemptAt: null,
+      nextAttemptAt: '2026-11-21T10:02:05.400Z',
+    },
+  },
   handle: async ({ caller, params }) => {
     const target = await existingWebhook(caller.orgId, params.id);
     const eventId = uuidv7();

@@ -3,6 +3,7 @@ import { webhooks } from '../../shared/db/webhooks';
 import { NotFoundError, ValidationError } from '../../shared/errors';
 import { created, ok, route } from '../../shared/http/route';
 import { pageOf, successResult } from '../../shared/schemas/common';
+import { examplePage, webhookExample } from '../../shared/schemas/examples';
 import {
   createdWebhook,
   createWebhookBody,
@@ -49,6 +50,10 @@ export const createWebhook = route({
     schema: createdWebhook,
     description: 'The webhook (with the generated secret, if any)',
   },
+  examples: {
+    request: { url: webhookExample.url, events: webhookExample.events },
+    response: { ...webhookExample, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw2IS9kB5U0Ss=' },
+  },
   handle: async ({ caller, body }) => {
     if (body.secret !== undefined && !isValidSecret(body.secret)) {
       throw ValidationError.field(
@@ -74,6 +79,7 @@ export const listWebhooks = route({
   callers: ['apiKey', 'operator'],
   query: webhookListQuery,
   response: { status: 200, schema: webhookList, description: 'A page of webhooks' },
+  examples: { response: examplePage(webhookExample) },
   handle: async ({ caller, query }) => {
     const all = (await webhooks.all(caller.orgId)).map(webhooks.toWebhook);
     return ok(pageOf(all, query.offset, query.limit));
@@ -93,6 +99,9 @@ export const listWebhookEvents = route({
     schema: z.object({ events: z.array(z.object({ event: z.string(), description: z.string() })) }),
     description: 'The event catalog',
   },
+  examples: {
+    response: { events: [{ event: 'conversation.created', description: 'A conversation was started' }] },
+  },
   handle: async () => ok({ events: [...eventCatalog] }),
 });
 
@@ -110,6 +119,10 @@ export const updateWebhook = route({
   body: updateWebhookBody,
   response: { status: 200, schema: webhook, description: 'The webhook after the change' },
   errors: [404],
+  examples: {
+    request: { events: ['conversation.created', 'message.created'], active: true },
+    response: webhookExample,
+  },
   handle: async ({ caller, params, body }) => {
     const url = body.url === undefined ? undefined : await checkedUrl(body.url);
     const updated = await webhooks.update(caller.orgId, params.id, {
@@ -135,6 +148,7 @@ export const deleteWebhook = route({
   params: webhookParams,
   response: { status: 200, schema: successResult, description: 'Deleted' },
   errors: [404],
+  examples: { response: { success: true } },
   handle: async ({ caller, params }) => {
     if (!(await webhooks.remove(caller.orgId, params.id))) throw new NotFoundError('Webhook not found');
     return ok({ success: true });
@@ -155,6 +169,7 @@ export const rotateWebhookSecret = route({
   params: webhookParams,
   response: { status: 200, schema: z.object({ secret: z.string() }), description: 'The new secret' },
   errors: [404],
+  examples: { response: { secret: 'whsec_Xk3Jq8n2Lr5Tv9Wy1Bz4Cd7Fg0Hj6Km8Np2Qs5Ru9Vw=' } },
   handle: async ({ caller, params }) => {
     const secret = generateSecret();
     if (!(await webhooks.rotate(caller.orgId, params.id, secret)))

@@ -1,6 +1,7 @@
 import { config } from '../../shared/config';
 import { visitors } from '../../shared/db/visitors';
 import { created, route } from '../../shared/http/route';
+import { visitorExample } from '../../shared/schemas/examples';
 import { createVisitorBody, visitorBootstrap } from '../../shared/schemas/visitor';
 
 export const createVisitor = route({
@@ -13,6 +14,14 @@ export const createVisitor = route({
   callers: ['widget'],
   body: createVisitorBody,
   response: { status: 201, schema: visitorBootstrap, description: 'The visitor and its token, shown once' },
+  examples: {
+    request: { identifier: 'ada@example.com', metadata: { plan: 'pro' } },
+    response: {
+      visitor: visitorExample,
+      token: 'svc_vt_9sVx2mB7nC4wE8rT1yU6iO0pA5sD7fG9hJ2kL4zX6cV8bN1mQ3wE5rT7yU9iO3kPq',
+      expiresAt: '2026-12-21T10:00:00.000Z',
+    },
+  },
   handle: async ({ caller, body }) =>
     created(await visitors.createWithToken(caller.orgId, body, config.visitorTokenTtlHours)),
 });

@@ -1,94 +1,408 @@
 import type { $ZodType } from 'zod/v4/core';
 import { toJSONSchema } from 'zod/v4/core';
+import { type ErrorCode, errorCodes } from '../errors';
+import { domainEvent, eventDataSchemas } from '../schemas/event-data';
+import { type DomainEventType, domainEventTypes } from '../schemas/events';
+import { schemaNames } from '../schemas/names';
+import { eventCatalog } from '../schemas/webhook';
+import { statusOfCode } from './errors';
 import type { AnyRoute } from './route';
 
 type JsonSchema = Record<string, unknown>;
+type Io = 'input' | 'output';
 
-const errorEnvelope: JsonSchema = {
-  type: 'object',
-  required: ['error'],
-  properties: {
-    error: {
-      type: 'object',
-      required: ['code', 'message'],
-      properties: {
-        code: { type: 'string', description: 'Machine code, e.g. VALIDATION_ERROR' },
-        message: { type: 'string' },
-        fields: {
-          type: 'object',
-          additionalProperties: { type: 'string' },
-          description: 'Every offending field (dotted path) and its message',
-        },
-        details: {
-          type: 'object',
-          description: 'Structured details; `field` names the first offending field of a 422',
-        },
-        correlationId: { type: 'string', description: 'Equals the X-Request-Id response header' },
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+/** `VALIDATION_ERROR` → `ValidationError`, `NOT_FOUND` → `NotFoundError`. */
+const errorSchemaName = (code: ErrorCode) => {
+  const name = pascal(code);
+  return name.endsWith('Error') ? name : `${name}Error`;
+};
+
+/** `PRECONDITION_FAILED` → `PreconditionFailed`. */
+const pascal = (text: string) =>
+  text
+    .split(/[^a-zA-Z0-9]+/)
+    .filter(Boolean)
+    .map((word) => word[0]?.toUpperCase() + word.slice(1).toLowerCase())
+    .join('');
+
+/**
+ * Facts JSON Schema keeps implicit but API linters and generators ask for: integer widths, and the
+ * length a UUID or an instant can have (their pattern already fixes it).
+ */
+function harden(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(harden);
+  if (typeof node !== 'object' || node === null) return node;
+  const schema: JsonSchema = {};
+  for (const [key, value] of Object.entries(node)) schema[key] = key === 'const' ? value : harden(value);
+  if (schema.type === 'integer' && schema.format === undefined) {
+    const min = typeof schema.minimum === 'number' ? schema.minimum : Number.MIN_SAFE_INTEGER;
+    const max = typeof schema.maximum === 'number' ? schema.maximum : Number.MAX_SAFE_INTEGER;
+    schema.format = min >= -(2 ** 31) && max <= 2 ** 31 - 1 ? 'int32' : 'int64';
+  }
+  if (schema.type === 'string' && schema.maxLength === undefined) {
+    if (schema.format === 'uuid') schema.maxLength = 36;
+    if (schema.format === 'date-time') schema.maxLength = 24;
+  }
+  return schema;
+}
+
+/** Replaces `#/$defs/X` references by component references, through `names`. */
+function rewriteRefs(node: unknown, names: ReadonlyMap<string, string>): unknown {
+  if (Array.isArray(node)) return node.map((child) => rewriteRefs(child, names));
+  if (typeof node !== 'object' || node === null) return node;
+  const out: JsonSchema = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === '$ref' && typeof value === 'string' && value.startsWith('#/$defs/')) {
+      const id = value.slice('#/$defs/'.length);
+      out.$ref = `#/components/schemas/${names.get(id) ?? id}`;
+    } else out[key] = rewriteRefs(value, names);
+  }
+  return out;
+}
+
+/** Structure only: two schemas that differ only in where their references point compare equal. */
+const shapeOf = (schema: unknown) =>
+  JSON.stringify(schema, (key, value) =>
+    key === '$ref' && typeof value === 'string' ? value.split('/').pop() : value,
+  );
+
+/**
+ * Named schemas (`shared/schemas/names.ts`) become components; every other schema is inlined
+ * where it is used. Requests and answers of the same named schema differ at times (defaults make
+ * a field optional in a request, answers close their objects): the request side then takes the
+ * name with an `Input` suffix.
+ */
+class Components {
+  readonly schemas: Record<string, JsonSchema> = {};
+  private readonly origin = new Map<string, Io>();
+
+  convert(schema: $ZodType, io: Io): JsonSchema {
+    const generated = toJSONSchema(schema, {
+      io,
+      metadata: schemaNames,
+      unrepresentable: 'any',
+      reused: 'inline',
+    }) as JsonSchema;
+    const { $schema: _dialect, $defs, ...json } = generated;
+    const defs = ($defs ?? {}) as Record<string, JsonSchema>;
+    const names = new Map<string, string>();
+    for (const [id, def] of Object.entries(defs)) {
+      const existing = this.schemas[id];
+      const clash =
+        existing !== undefined && this.origin.get(id) !== io && shapeOf(existing) !== shapeOf(def);
+      names.set(id, clash ? `${id}${io === 'input' ? 'Input' : 'Output'}` : id);
+    }
+    for (const [id, def] of Object.entries(defs)) {
+      const name = names.get(id) ?? id;
+      if (this.schemas[name]) continue;
+      this.schemas[name] = harden(rewriteRefs(def, names)) as JsonSchema;
+      this.origin.set(name, io);
+    }
+    return harden(rewriteRefs(json, names)) as JsonSchema;
+  }
+
+  add(name: string, schema: JsonSchema): JsonSchema {
+    this.schemas[name] = schema;
+    return ref(name);
+  }
+}
+
+/* ---------------------------------------------------------------- errors */
+
+/** What `details` holds, per error code (absent codes carry none). */
+const detailsOf: Partial<Record<ErrorCode, { schema: JsonSchema; required?: string[] }>> = {
+  BAD_REQUEST: {
+    schema: {
+      field: { type: 'string', maxLength: 100, description: 'The offending input (e.g. `cursor`)' },
+      maxDepth: {
+        type: 'integer',
+        format: 'int32',
+        minimum: 1,
+        maximum: 1000,
+        description: 'The nesting a body may not exceed',
       },
     },
   },
+  INTEGRATION_MODULE_REQUIRED: {
+    schema: {
+      module: { type: 'string', maxLength: 64, description: 'The module the organization lacks' },
+      feature: { type: 'string', maxLength: 100, description: 'The feature that needs it' },
+    },
+    required: ['module', 'feature'],
+  },
+  FORBIDDEN: {
+    schema: {
+      reason: { type: 'string', maxLength: 100, description: 'e.g. `outside_history_window`' },
+    },
+  },
+  NOT_FOUND: {
+    schema: {
+      ids: {
+        type: 'array',
+        maxItems: 100,
+        items: { type: 'string', maxLength: 100 },
+        description: 'Bulk calls: the ids that name nothing in the organization',
+      },
+    },
+  },
+  METHOD_NOT_ALLOWED: {
+    schema: {
+      allowed: {
+        type: 'array',
+        maxItems: 5,
+        items: { type: 'string', enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] },
+        description: 'The methods this path accepts (also in `Allow`)',
+      },
+    },
+    required: ['allowed'],
+  },
+  CONFLICT: {
+    schema: {
+      reason: { type: 'string', maxLength: 100, description: 'e.g. `edit_window_expired`' },
+    },
+  },
+  PRECONDITION_FAILED: {
+    schema: {
+      currentVersion: {
+        type: 'integer',
+        format: 'int64',
+        minimum: 1,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description: 'The version the resource has now: read it again, or retry with this in `If-Match`',
+      },
+    },
+    required: ['currentVersion'],
+  },
+  PAYLOAD_TOO_LARGE: {
+    schema: { limitBytes: { type: 'integer', format: 'int32', minimum: 0, maximum: 2 ** 31 - 1 } },
+    required: ['limitBytes'],
+  },
+  VALIDATION_ERROR: {
+    schema: {
+      field: { type: 'string', maxLength: 200, description: 'The first offending field, as a dotted path' },
+      reason: { type: 'string', maxLength: 100, description: 'e.g. `row_limit_exceeded`' },
+    },
+    required: ['field'],
+  },
+  RATE_LIMITED: {
+    schema: { retryAfterSeconds: { type: 'integer', format: 'int32', minimum: 0, maximum: 86_400 } },
+    required: ['retryAfterSeconds'],
+  },
 };
 
-const sharedErrors: Record<number, string> = {
-  400: 'Malformed JSON, or a malformed or foreign cursor (BAD_REQUEST)',
-  401: 'Credential missing, invalid, revoked or expired, or sent in two headers (UNAUTHORIZED)',
-  402: 'The organization lacks the automation_api module (INTEGRATION_MODULE_REQUIRED, details.module and details.feature)',
-  403: 'Credential kind, scope or role not allowed (FORBIDDEN)',
-  404: 'Not found, or belongs to another organization (NOT_FOUND)',
-  409: 'Conflicts with the current state, or Idempotency-Key reused with another request (CONFLICT)',
-  412: 'If-Match does not match (PRECONDITION_FAILED, details.currentVersion)',
-  413: 'Body over 256 KiB (PAYLOAD_TOO_LARGE)',
-  415: 'Body is not application/json (UNSUPPORTED_MEDIA_TYPE)',
-  422: 'A value parses but is not allowed, or an unknown field (VALIDATION_ERROR, details.field and fields)',
-  429: 'Too many requests for this credential (RATE_LIMITED, Retry-After)',
-  503: 'Temporarily unavailable; retry after Retry-After (SERVICE_UNAVAILABLE)',
+const errorDescriptions: Record<ErrorCode, string> = {
+  BAD_REQUEST: 'Malformed JSON, a body nested too deeply, or a malformed or foreign cursor',
+  UNAUTHORIZED: 'Credential missing, invalid, revoked or expired, or sent in two headers',
+  INTEGRATION_MODULE_REQUIRED:
+    'The organization lacks the module this feature needs (API keys need `automation_api`)',
+  FORBIDDEN: 'Credential kind, scope or role not allowed',
+  NOT_FOUND: 'Not found, or belongs to another organization',
+  METHOD_NOT_ALLOWED: 'A known path with another method',
+  CONFLICT: 'Conflicts with the current state, or an `Idempotency-Key` reused with another body',
+  PRECONDITION_FAILED: '`If-Match` does not match the current version',
+  PAYLOAD_TOO_LARGE: 'Body over 256 KiB',
+  UNSUPPORTED_MEDIA_TYPE: 'The body is not `application/json`',
+  VALIDATION_ERROR: 'A value parses but is not allowed, or a field is unknown',
+  RATE_LIMITED: 'Too many requests for this credential: retry after `Retry-After` seconds',
+  INTERNAL_ERROR: 'An unexpected error: nothing internal is disclosed; report the `correlationId`',
+  UPSTREAM_ERROR: 'A third-party service this request needed failed',
+  SERVICE_UNAVAILABLE:
+    'Temporarily unavailable (throttling, or a write that kept losing to concurrent writes)',
 };
 
-const securityOf: Record<string, string> = {
-  apiKey: 'apiKey',
-  operator: 'operatorSession',
-  visitor: 'visitorToken',
-  platform: 'platformAdmin',
-  widget: 'widgetKey',
-};
-
-function schemaOf(schema: $ZodType, io: 'input' | 'output'): JsonSchema {
-  const { $schema: _ignored, ...json } = toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
-  return json;
+/** A status's envelope, with `code` a single value of `ErrorCode` so a client narrows on it. */
+function errorSchema(components: Components, code: ErrorCode): JsonSchema {
+  components.add('ErrorCode', {
+    type: 'string',
+    enum: [...errorCodes],
+    description: 'Every error code of the API',
+  });
+  const details = detailsOf[code];
+  return components.add(errorSchemaName(code), {
+    type: 'object',
+    description: errorDescriptions[code],
+    required: ['error'],
+    additionalProperties: false,
+    properties: {
+      error: {
+        type: 'object',
+        required: ['code', 'message', 'correlationId', ...(details?.required?.length ? ['details'] : [])],
+        additionalProperties: false,
+        properties: {
+          code: { allOf: [ref('ErrorCode')], enum: [code] },
+          message: { type: 'string', maxLength: 1000, description: 'For people; do not parse it' },
+          ...(code === 'VALIDATION_ERROR'
+            ? {
+                fields: {
+                  type: 'object',
+                  description: 'Every offending field (dotted path) and its message',
+                  maxProperties: 100,
+                  additionalProperties: { type: 'string', maxLength: 1000 },
+                },
+              }
+            : {}),
+          ...(details
+            ? {
+                details: {
+                  type: 'object',
+                  additionalProperties: false,
+                  properties: details.schema,
+                  ...(details.required?.length ? { required: details.required } : {}),
+                },
+              }
+            : {}),
+          correlationId: {
+            type: 'string',
+            maxLength: 128,
+            description: 'Equals the `X-Request-Id` response header',
+          },
+        },
+      },
+    },
+  });
 }
 
-function parametersOf(schema: $ZodType | undefined, where: 'path' | 'query') {
+/* ---------------------------------------------------------------- headers */
+
+const int32 = (description: string) => ({
+  description,
+  schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 2 ** 31 - 1 },
+});
+
+const headerComponents = {
+  'X-Request-Id': {
+    description: 'The request id (yours when you sent a well-formed one); error envelopes repeat it',
+    schema: { type: 'string', maxLength: 128 },
+  },
+  'Access-Control-Allow-Origin': {
+    description: 'Any origin may call: credentials travel in headers, never in cookies',
+    schema: { type: 'string', enum: ['*'] },
+  },
+  ETag: {
+    description: 'The resource version, for `If-Match` on the next write',
+    schema: { type: 'string', pattern: '^"[0-9]+"$', maxLength: 17 },
+  },
+  'RateLimit-Limit': int32('Requests a minute this credential may make'),
+  'RateLimit-Remaining': int32('Requests left in the current window'),
+  'RateLimit-Reset': int32('Seconds until the window resets'),
+  'Retry-After': int32('Seconds to wait before trying again'),
+  'Idempotent-Replayed': {
+    description: 'Present when this answer replays the first response to the same `Idempotency-Key`',
+    schema: { type: 'string', enum: ['true'] },
+  },
+} as const;
+type HeaderName = keyof typeof headerComponents;
+
+const headerRefs = (names: readonly HeaderName[]) =>
+  Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+
+const parameterComponents = {
+  IfMatch: {
+    name: 'If-Match',
+    in: 'header',
+    required: false,
+    description:
+      'The `ETag` you read: the write happens only if the resource is still at that version, else 412 with `details.currentVersion`. `*` or no header writes whatever the version.',
+    schema: { type: 'string', maxLength: 20, pattern: '^(\\*|(W/)?"?[0-9]{1,15}"?)$' },
+    example: '"3"',
+  },
+  IdempotencyKey: {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description:
+      'Makes a POST safe to retry: the same key with the same body within 24 h replays the first response (with `Idempotent-Replayed: true`); with another body it is 409.',
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
+  },
+  RequestId: {
+    name: 'X-Request-Id',
+    in: 'header',
+    required: false,
+    description: 'Your own correlation id (8–128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer',
+    schema: { type: 'string', minLength: 8, maxLength: 128, pattern: '^[A-Za-z0-9._:-]{8,128}$' },
+  },
+} as const;
+
+/* ---------------------------------------------------------------- operations */
+
+interface Context {
+  components: Components;
+  /** Error response components the operations refer to, by name. */
+  errorResponses: Map<string, { status: number; limited: boolean }>;
+}
+
+const codeOfStatus = new Map<number, ErrorCode>(
+  errorCodes.map((code) => [statusOfCode[code], code] as const),
+);
+
+/** The error answers an operation can give, from what it takes and who may call it. */
+function errorStatusesOf(route: AnyRoute): number[] {
+  const callers = route.callers.filter((caller) => caller !== 'public');
+  return [
+    ...new Set([
+      // A body that does not parse is 400 everywhere; one sent to a route that takes none is 422.
+      400,
+      422,
+      ...(route.body ? [413, 415] : []),
+      ...(callers.length ? [401, 403, 429] : []),
+      ...(callers.includes('apiKey') ? [402] : []),
+      ...(route.method === 'POST' && callers.length ? [409] : []),
+      ...(route.versioned === 'write' ? [412] : []),
+      ...(route.errors ?? []),
+      500,
+      503,
+    ]),
+  ].sort((a, b) => a - b);
+}
+
+const securityOf: Record<string, string[]> = {
+  apiKey: ['apiKey', 'apiKeyHeader'],
+  operator: ['operatorSession'],
+  visitor: ['visitorToken'],
+  platform: ['platformAdmin'],
+  widget: ['widgetKey'],
+};
+
+function parametersOf(ctx: Context, schema: $ZodType | undefined, where: 'path' | 'query') {
   if (!schema) return [];
-  const json = schemaOf(schema, 'input');
+  const json = ctx.components.convert(schema, 'input');
   const properties = (json.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((json.required as string[] | undefined) ?? []);
-  return Object.entries(properties).map(([name, property]) => ({
-    name,
-    in: where,
-    required: where === 'path' || required.has(name),
-    schema: property,
-  }));
+  return Object.entries(properties).map(([name, property]) => {
+    const { description, ...rest } = property;
+    return {
+      name,
+      in: where,
+      required: where === 'path' || required.has(name),
+      ...(typeof description === 'string' ? { description } : {}),
+      schema: rest,
+    };
+  });
 }
 
-function operationOf(route: AnyRoute) {
+function operationOf(ctx: Context, route: AnyRoute) {
   const callers = route.callers.filter((caller) => caller !== 'public');
-  const statuses = new Set<number>([
-    ...(route.body ? [400, 413, 415, 422] : []),
-    ...(route.query ? [422] : []),
-    ...(callers.length ? [401, 403, 429] : []),
-    ...(callers.includes('apiKey') ? [402] : []),
-    ...(route.method === 'POST' && callers.length ? [409] : []),
-    ...(route.errors ?? []),
-    503,
-  ]);
+  const limited = callers.length > 0;
   const access = [
-    callers.length ? `Callers: ${callers.join(', ')}.` : 'No credential needed.',
+    limited ? `Callers: ${callers.join(', ')}.` : 'No credential needed.',
     route.scope
       ? `Scope: \`${route.scope}\`${route.adminOnly ? ' and an admin session (API keys need only the scope)' : ''}.`
       : '',
   ]
     .filter(Boolean)
     .join(' ');
+  const successHeaders: HeaderName[] = [
+    'X-Request-Id',
+    'Access-Control-Allow-Origin',
+    ...(route.versioned ? (['ETag'] as const) : []),
+    ...(limited ? (['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'] as const) : []),
+    ...(route.method === 'POST' && limited ? (['Idempotent-Replayed'] as const) : []),
+  ];
+  const contentType = route.response.contentType ?? 'application/json';
+  const statuses = errorStatusesOf(route);
+  for (const status of statuses) ctx.errorResponses.set(responseName(status, limited), { status, limited });
   return {
     operationId: route.operationId,
     summary: route.summary,
@@ -96,79 +410,217 @@ function operationOf(route: AnyRoute) {
     tags: [route.tag],
     ...(route.scope ? { 'x-scope': route.scope } : {}),
     ...(route.adminOnly ? { 'x-admin-only': true } : {}),
-    security: callers.length ? callers.map((caller) => ({ [securityOf[caller] ?? caller]: [] })) : [],
+    security: limited
+      ? callers.flatMap((caller) => (securityOf[caller] ?? [caller]).map((s) => ({ [s]: [] })))
+      : [],
     parameters: [
-      ...parametersOf(route.params, 'path'),
-      ...parametersOf(route.query, 'query'),
-      ...(route.method === 'POST' && callers.length
-        ? [
-            {
-              name: 'Idempotency-Key',
-              in: 'header',
-              required: false,
-              schema: { type: 'string', maxLength: 255 },
-              description: 'Replays the first response for 24 h',
-            },
-          ]
-        : []),
+      ...parametersOf(ctx, route.params, 'path'),
+      ...parametersOf(ctx, route.query, 'query'),
+      ...(route.versioned === 'write' ? [{ $ref: '#/components/parameters/IfMatch' }] : []),
+      ...(route.method === 'POST' && limited ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
+      { $ref: '#/components/parameters/RequestId' },
     ],
     ...(route.body
       ? {
           requestBody: {
             required: true,
-            content: { 'application/json': { schema: schemaOf(route.body, 'input') } },
+            content: {
+              'application/json': {
+                schema: ctx.components.convert(route.body, 'input'),
+                ...(route.examples?.request !== undefined ? { example: route.examples.request } : {}),
+              },
+            },
           },
         }
       : {}),
     responses: {
       [route.response.status]: {
         description: route.response.description,
-        content: { 'application/json': { schema: schemaOf(route.response.schema, 'output') } },
+        headers: headerRefs(successHeaders),
+        content: {
+          [contentType]: {
+            schema: ctx.components.convert(route.response.schema, 'output'),
+            ...(route.examples?.response !== undefined ? { example: route.examples.response } : {}),
+          },
+        },
       },
       ...Object.fromEntries(
-        [...statuses].sort().map((status) => [
+        statuses.map((status) => [
           status,
-          {
-            description: sharedErrors[status] ?? 'Error',
-            content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-          },
+          { $ref: `#/components/responses/${responseName(status, limited)}` },
         ]),
       ),
     },
   };
 }
 
+/** Errors of credentialed routes also carry the rate limit headers (all but 400/401/413/415). */
+const responseName = (status: number, limited: boolean) => {
+  const code = codeOfStatus.get(status) ?? 'INTERNAL_ERROR';
+  return `${pascal(code)}${limited && rateLimitedStatus(status) ? 'Limited' : ''}`;
+};
+const rateLimitedStatus = (status: number) => ![400, 401, 413, 415, 500, 503].includes(status);
+
+function responseComponents(ctx: Context) {
+  const responses: Record<string, unknown> = {};
+  const ordered = [...ctx.errorResponses].sort(([a], [b]) => (a < b ? -1 : 1));
+  for (const [name, { status, limited }] of ordered) {
+    const code = codeOfStatus.get(status) ?? 'INTERNAL_ERROR';
+    const headers: HeaderName[] = [
+      'X-Request-Id',
+      'Access-Control-Allow-Origin',
+      ...(limited && rateLimitedStatus(status)
+        ? (['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'] as const)
+        : []),
+      ...(status === 429 || status === 503 ? (['Retry-After'] as const) : []),
+    ];
+    responses[name] = {
+      description: errorDescriptions[code],
+      headers: {
+        ...headerRefs(headers),
+        ...(status === 401 ? { 'WWW-Authenticate': { schema: { type: 'string', enum: ['Bearer'] } } } : {}),
+      },
+      content: { 'application/json': { schema: errorSchema(ctx.components, code) } },
+    };
+  }
+  return responses;
+}
+
+/* ---------------------------------------------------------------- webhooks */
+
+/** Each event type as a Standard Webhooks delivery, so a receiver can be generated too. */
+function webhooksOf(ctx: Context) {
+  const envelope = ctx.components.convert(domainEvent, 'output');
+  const signatureHeaders = [
+    {
+      name: 'webhook-id',
+      in: 'header',
+      required: true,
+      description: 'The event id: the same on every retry, so repeats can be recognized',
+      schema: { type: 'string', format: 'uuid', maxLength: 36 },
+    },
+    {
+      name: 'webhook-timestamp',
+      in: 'header',
+      required: true,
+      description: 'Unix seconds of this attempt; refuse deliveries too far from now',
+      schema: { type: 'string', pattern: '^[0-9]{1,12}$', maxLength: 12 },
+    },
+    {
+      name: 'webhook-signature',
+      in: 'header',
+      required: true,
+      description:
+        '`v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}` with the webhook secret; two signatures separated by a space while a rotated secret is still valid',
+      schema: { type: 'string', maxLength: 500 },
+    },
+  ];
+  const description = new Map(eventCatalog.map((entry) => [entry.event, entry.description]));
+  return Object.fromEntries(
+    domainEventTypes.map((type: DomainEventType) => {
+      const name = `${pascal(type)}Event`;
+      ctx.components.add(name, {
+        allOf: [
+          envelope,
+          {
+            type: 'object',
+            properties: {
+              type: { type: 'string', enum: [type] },
+              data: ctx.components.convert(eventDataSchemas[type], 'output'),
+            },
+          },
+        ],
+      });
+      return [
+        type,
+        {
+          post: {
+            operationId: `on${pascal(type)}`,
+            summary: description.get(type) ?? type,
+            tags: ['Webhooks'],
+            // Signed by the service (the headers below), not authenticated by a scheme.
+            security: [],
+            parameters: signatureHeaders,
+            requestBody: { required: true, content: { 'application/json': { schema: ref(name) } } },
+            responses: {
+              '200': {
+                description: 'Any 2xx within 10 s acknowledges the delivery; anything else is retried',
+              },
+            },
+          },
+        },
+      ];
+    }),
+  );
+}
+
+/* ---------------------------------------------------------------- document */
+
+const tagDescriptions: Record<string, string> = {
+  Conversations: 'Conversations between visitors and operators: lifecycle, assignment, snooze, follow-ups',
+  Messages: 'Messages of a conversation, their edits and read state',
+  Notes: 'Internal notes: operators and API keys only, never shown to visitors',
+  Events: 'The events feed: every change of the organization, for catching up',
+  Webhooks: 'Signed deliveries of events to your endpoints (Standard Webhooks)',
+  Widget: 'The chat widget’s public bootstrap',
+  Identity: 'The caller itself',
+  Provisioning: 'Platform administration: organizations, API keys, operators and sessions',
+  Service: 'Health and the service’s own documents',
+};
+
 /** The OpenAPI 3.1 document, built from the same route objects and schemas that serve requests. */
 export function buildOpenApi(routes: readonly AnyRoute[], version: string) {
+  const ctx: Context = { components: new Components(), errorResponses: new Map() };
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     paths[route.path] ??= {};
     const entry = paths[route.path];
-    if (entry) entry[route.method.toLowerCase()] = operationOf(route);
+    if (entry) entry[route.method.toLowerCase()] = operationOf(ctx, route);
   }
+  const webhooks = webhooksOf(ctx);
+  const responses = responseComponents(ctx);
+  const usedTags = [...new Set(routes.map((route) => route.tag))];
   return {
     openapi: '3.1.0',
     info: {
       title: 'Customer Conversation Service API',
       version,
+      contact: { name: 'Conversation Service team', url: 'https://github.com/conversation-service' },
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       description: [
-        'Live chat and support: conversations, messages, notes, custom fields, teams, knowledge base, surveys, exports, signed webhooks.',
+        'Live chat and support: conversations, messages, internal notes, an events feed and signed webhooks, with platform provisioning of organizations, API keys and operators.',
         'Conventions: ids are UUIDs (v7), timestamps ISO 8601 UTC with milliseconds. Every response carries `X-Request-Id`, and errors carry the same value as `error.correlationId`. Unknown body fields are rejected (422). Cursor pages are `{ data, nextCursor }`; cursors are opaque, signed and bound to the organization and the listing. Responses carry `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`; a 429 carries `Retry-After`.',
+        'Errors: `{ error: { code, message, details, correlationId } }`; `code` is one of `ErrorCode`, and each status has its own schema with its `details` (412: `currentVersion`, 405: `allowed`, 402: `module` and `feature`, 422: `field` and `fields`).',
+        'Versioned resources (conversations) answer with `ETag`; send it back as `If-Match` to write only if nothing changed meanwhile (412 otherwise). Free-form JSON values (`metadata`, custom-field values) are at most 8 levels deep and 16 KiB each.',
         'Routing is decided before authentication: an unknown path is 404, a known path with another method 405. A path id that is not a UUID is 404.',
         'CORS: any origin may call (credentials travel in headers, never cookies); `OPTIONS` on a known path answers the preflight with its methods.',
         'Realtime: operators and visitors connect a WebSocket with `?token=` their session or visitor token and receive `message_edited`, `note_invalidated` (operators only) and `conversation_snoozed` (operators only) notices; the protocol is described in docs/realtime.md.',
         'Warm instances cache a verified credential and its organization for 10 s: a revoked key or a changed organization takes effect at once on the instance that made the change and within 10 s everywhere.',
       ].join('\n\n'),
     },
-    servers: [{ url: '/' }],
+    servers: [
+      { url: '/', description: 'This deployment (local: http://localhost:3000)', 'x-internal': false },
+    ],
+    tags: usedTags.map((name) => ({ name, description: tagDescriptions[name] ?? name })),
     paths,
+    webhooks,
     components: {
-      schemas: { Error: errorEnvelope },
+      schemas: ctx.components.schemas,
+      responses,
+      parameters: parameterComponents,
+      headers: headerComponents,
       securitySchemes: {
         apiKey: {
           type: 'http',
           scheme: 'bearer',
-          description: 'Organization API key `svc_sk_…` (or header `X-API-Key`, never both)',
+          description:
+            'Organization API key `svc_sk_…` in `Authorization: Bearer` (or `X-API-Key`, never both)',
+        },
+        apiKeyHeader: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-API-Key',
+          description: 'Organization API key `svc_sk_…` (or `Authorization: Bearer`, never both)',
         },
         operatorSession: { type: 'http', scheme: 'bearer', description: 'Operator session `svc_os_…`' },
         visitorToken: { type: 'http', scheme: 'bearer', description: 'Visitor token `svc_vt_…`' },

@@ -52,7 +52,23 @@ export interface RouteDefinition<
   params?: P;
   query?: Q;
   body?: B;
-  response: { status: number; schema: R; description: string };
+  response: {
+    status: number;
+    schema: R;
+    description: string;
+    /** Defaults to JSON; the reference page answers HTML. */
+    contentType?: 'application/json' | 'text/html';
+  };
+  /**
+   * The resource carries a `version`: answers send it as `ETag` (`read`), and a `write` also honours
+   * `If-Match` (412 with `details.currentVersion` when it does not match).
+   */
+  versioned?: 'read' | 'write';
+  /**
+   * What the OpenAPI document shows, checked against the route's own schemas by a test: a request
+   * body (for routes with one) and the success answer.
+   */
+  examples?: { request?: input<B>; response: input<R> };
   /** Other documented outcomes beyond the shared ones (401/403/422/429…), for the OpenAPI document. */
   errors?: readonly number[];
   handle: (input: RouteInput<K, output<P>, output<Q>, output<B>>) => Promise<Reply<input<R>>>;

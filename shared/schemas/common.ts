@@ -1,4 +1,33 @@
+import { documented } from './names';
 import * as z from './zod';
+
+/**
+ * Free text carries no control characters but tab, line feed and carriage return: what an
+ * integrator stores is later written into CSV and PDF exports, e-mails and chat notifications as is.
+ */
+export const PLAIN_TEXT = /^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]*$/;
+export const plainText = () =>
+  z.regex(PLAIN_TEXT, 'Control characters other than tab and line breaks are not allowed');
+
+/** Keys of free-form maps (metadata, custom fields). */
+export const mapKey = z.string().check(z.minLength(1), z.maxLength(100), plainText());
+
+/** A map of at most `maxKeys` entries, the bound stated in the document as `maxProperties`. */
+export const boundedRecord = <V extends z.ZodMiniType>(value: V, maxKeys: number) =>
+  documented(
+    z
+      .record(mapKey, value)
+      .check(z.refine((map) => Object.keys(map).length <= maxKeys, `At most ${maxKeys} keys are allowed`)),
+    { maxProperties: maxKeys },
+  );
+
+/**
+ * An opaque cursor as the API hands them out. Anything else is 400 (the contract's malformed
+ * cursor), so the pattern is declared in the document and enforced by the cursor check itself.
+ */
+export const cursorParam = documented(z.string().check(z.minLength(1), z.maxLength(2048)), {
+  pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$',
+});
 
 export const uuid = z.uuid();
 
@@ -9,6 +38,9 @@ export const idParams = z.strictObject({ id: uuid });
 
 /** BCP 47 language tag, canonical form (`en-US`, not `en_us`). */
 export const localeTag = z.string().check(
+  // Implied by the canonical form below; stated for clients and the API description.
+  z.maxLength(64),
+  z.regex(/^[A-Za-z0-9-]+$/),
   z.refine((value) => {
     try {
       return Intl.getCanonicalLocales(value)[0] === value;

@@ -1,4 +1,5 @@
 import { ValidationError } from '../errors';
+import { boundedRecord } from './common';
 import * as z from './zod';
 
 /**
@@ -48,9 +49,7 @@ export function assertFreeJson(field: string, value: unknown): void {
   if (problem) throw ValidationError.field(field, problem);
 }
 
-const metadataKey = z.string().check(z.minLength(1), z.maxLength(100));
-
 /** Free-form metadata as integrators send it: string keys, any JSON values, within the bounds. */
-export const metadataObject = z
-  .record(metadataKey, z.unknown())
-  .check(withinFreeJsonBounds<Record<string, unknown>>());
+export const metadataObject = boundedRecord(z.unknown(), 200).check(
+  withinFreeJsonBounds<Record<string, unknown>>(),
+);

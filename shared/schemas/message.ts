@@ -1,61 +1,77 @@
-import { isoInstant, uuid } from './common';
+import { cursorParam, isoInstant, plainText, uuid } from './common';
 import { bulkIds, senderType } from './conversation';
+import { named } from './names';
 import * as z from './zod';
 
-export const message = z.object({
-  id: uuid,
-  orgId: uuid,
-  conversationId: uuid,
-  senderType,
-  senderId: uuid,
-  content: z.string(),
-  type: z.enum(['text', 'system']),
-  metadata: z.record(z.string(), z.unknown()),
-  isRead: z.boolean(),
-  isEdited: z.boolean(),
-  editedAt: z.nullable(isoInstant),
-  createdAt: isoInstant,
-  deletedAt: z.nullable(isoInstant),
-  replyToId: z.nullable(uuid),
-  mentions: z.nullable(z.array(uuid)),
-  searchVector: z.string(),
-});
+export const message = named(
+  'Message',
+  z.object({
+    id: uuid,
+    orgId: uuid,
+    conversationId: uuid,
+    senderType,
+    senderId: uuid,
+    content: z.string(),
+    type: z.enum(['text', 'system']),
+    metadata: z.record(z.string(), z.unknown()),
+    isRead: z.boolean(),
+    isEdited: z.boolean(),
+    editedAt: z.nullable(isoInstant),
+    createdAt: isoInstant,
+    deletedAt: z.nullable(isoInstant),
+    replyToId: z.nullable(uuid),
+    mentions: z.nullable(z.array(uuid)),
+    searchVector: z.string(),
+  }),
+);
 export type Message = z.infer<typeof message>;
 
 export const messageParams = z.strictObject({ id: z.uuid(), messageId: z.uuid() });
 
-const content = z.string().check(z.trim(), z.minLength(1), z.maxLength(10_000));
+const content = z.string().check(z.trim(), z.minLength(1), z.maxLength(10_000), plainText());
 const mentions = z.array(z.uuid()).check(z.maxLength(20));
 
-export const postMessageBody = z.strictObject({
-  content,
-  replyToId: z.optional(z.uuid()),
-  mentions: z.optional(mentions),
-  /** API keys only: the operator the message is written as. */
-  operatorId: z.optional(z.uuid()),
-});
+export const postMessageBody = named(
+  'PostMessageRequest',
+  z.strictObject({
+    content,
+    replyToId: z.optional(z.uuid()),
+    mentions: z.optional(mentions),
+    /** API keys only: the operator the message is written as. */
+    operatorId: z.optional(z.uuid()),
+  }),
+);
 
-export const editMessageBody = z.strictObject({ content });
+export const editMessageBody = named('EditMessageRequest', z.strictObject({ content }));
 
 export const listMessagesQuery = z.strictObject({
-  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
+  cursor: z.optional(cursorParam),
   limit: z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(100)), 50),
 });
 
-export const messagePage = z.object({ data: z.array(message), nextCursor: z.nullable(z.string()) });
+export const messagePage = named(
+  'MessagePage',
+  z.object({ data: z.array(message), nextCursor: z.nullable(z.string()) }),
+);
 
-export const revisions = z.object({
-  messageId: z.uuid(),
-  edits: z.array(
-    z.object({
-      content: z.string(),
-      editedAt: isoInstant,
-      /** The editor: a visitor, operator or API key id. */
-      editedBy: z.optional(z.uuid()),
-    }),
-  ),
-});
+export const revisions = named(
+  'MessageRevisions',
+  z.object({
+    messageId: z.uuid(),
+    edits: z.array(
+      z.object({
+        content: z.string(),
+        editedAt: isoInstant,
+        /** The editor: a visitor, operator or API key id. */
+        editedBy: z.optional(z.uuid()),
+      }),
+    ),
+  }),
+);
 
-export const unreadBulkBody = z.strictObject({ messageIds: bulkIds(500) });
+export const unreadBulkBody = named(
+  'MarkMessagesUnreadRequest',
+  z.strictObject({ messageIds: bulkIds(500) }),
+);
 
 export const updatedCount = z.object({ updatedCount: z.int() });

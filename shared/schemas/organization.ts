@@ -1,96 +1,124 @@
 import { scopes } from '../auth/scopes';
-import { isoInstant, localeTag, uuid } from './common';
+import { isoInstant, localeTag, plainText, uuid } from './common';
+import { named } from './names';
 import * as z from './zod';
 
 const moduleName = z
   .string()
-  .check(z.regex(/^[a-z][a-z0-9_]{0,63}$/, 'Expected a module name such as "automation_api"'));
+  .check(
+    z.maxLength(64),
+    z.regex(/^[a-z][a-z0-9_]{0,63}$/, 'Expected a module name such as "automation_api"'),
+  );
 
-export const chatbotSettings = z.object({
-  enabled: z.boolean(),
-  providerId: z.nullable(uuid),
-  confidenceThreshold: z.number().check(z.minimum(0), z.maximum(1)),
-});
+export const chatbotSettings = named(
+  'ChatbotSettings',
+  z.object({
+    enabled: z.boolean(),
+    providerId: z.nullable(uuid),
+    confidenceThreshold: z.number().check(z.minimum(0), z.maximum(1)),
+  }),
+);
 
-export const organization = z.object({
-  id: uuid,
-  name: z.string(),
-  modules: z.array(z.string()),
-  locales: z.array(z.string()),
-  defaultLocale: z.string(),
-  historyWindowDays: z.nullable(z.int()),
-  /** Public: identifies the organization to the chat widget. */
-  widgetKey: z.string(),
-  chatbot: chatbotSettings,
-  createdAt: isoInstant,
-  updatedAt: isoInstant,
-});
+export const organization = named(
+  'Organization',
+  z.object({
+    id: uuid,
+    name: z.string(),
+    modules: z.array(z.string()),
+    locales: z.array(z.string()),
+    defaultLocale: z.string(),
+    historyWindowDays: z.nullable(z.int()),
+    /** Public: identifies the organization to the chat widget. */
+    widgetKey: z.string(),
+    chatbot: chatbotSettings,
+    createdAt: isoInstant,
+    updatedAt: isoInstant,
+  }),
+);
 export type Organization = z.infer<typeof organization>;
 export type ChatbotSettings = z.infer<typeof chatbotSettings>;
 
 const organizationFields = {
-  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(200)),
+  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(200), plainText()),
   modules: z.array(moduleName).check(z.maxLength(50)),
   locales: z.array(localeTag).check(z.minLength(1), z.maxLength(100)),
   defaultLocale: localeTag,
   historyWindowDays: z.nullable(z.int().check(z.minimum(1), z.maximum(36_500))),
 };
 
-export const createOrganizationBody = z.strictObject({
-  name: organizationFields.name,
-  modules: z.optional(organizationFields.modules),
-  locales: z.optional(organizationFields.locales),
-  defaultLocale: z.optional(organizationFields.defaultLocale),
-  historyWindowDays: z.optional(organizationFields.historyWindowDays),
-});
+export const createOrganizationBody = named(
+  'CreateOrganizationRequest',
+  z.strictObject({
+    name: organizationFields.name,
+    modules: z.optional(organizationFields.modules),
+    locales: z.optional(organizationFields.locales),
+    defaultLocale: z.optional(organizationFields.defaultLocale),
+    historyWindowDays: z.optional(organizationFields.historyWindowDays),
+  }),
+);
 
-export const updateOrganizationBody = z.strictObject({
-  name: z.optional(organizationFields.name),
-  modules: z.optional(organizationFields.modules),
-  locales: z.optional(organizationFields.locales),
-  defaultLocale: z.optional(organizationFields.defaultLocale),
-  historyWindowDays: z.optional(organizationFields.historyWindowDays),
-  chatbot: z.optional(
-    z.strictObject({
-      enabled: z.optional(z.boolean()),
-      providerId: z.optional(z.nullable(uuid)),
-      confidenceThreshold: z.optional(z.number().check(z.minimum(0), z.maximum(1))),
-    }),
-  ),
-});
+export const updateOrganizationBody = named(
+  'UpdateOrganizationRequest',
+  z.strictObject({
+    name: z.optional(organizationFields.name),
+    modules: z.optional(organizationFields.modules),
+    locales: z.optional(organizationFields.locales),
+    defaultLocale: z.optional(organizationFields.defaultLocale),
+    historyWindowDays: z.optional(organizationFields.historyWindowDays),
+    chatbot: z.optional(
+      z.strictObject({
+        enabled: z.optional(z.boolean()),
+        providerId: z.optional(z.nullable(uuid)),
+        confidenceThreshold: z.optional(z.number().check(z.minimum(0), z.maximum(1))),
+      }),
+    ),
+  }),
+);
 
 export const scopeName = z.enum(scopes);
 
-export const createApiKeyBody = z.strictObject({
-  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(200)),
-  scopes: z._default(z.array(scopeName).check(z.maxLength(scopes.length)), []),
-});
+export const createApiKeyBody = named(
+  'CreateApiKeyRequest',
+  z.strictObject({
+    name: z.string().check(z.trim(), z.minLength(1), z.maxLength(200), plainText()),
+    scopes: z._default(z.array(scopeName).check(z.maxLength(scopes.length)), []),
+  }),
+);
 
-export const createdApiKey = z.object({
-  id: uuid,
-  name: z.string(),
-  scopes: z.array(z.string()),
-  /** The secret key: shown only in this response. */
-  key: z.string(),
-  createdAt: isoInstant,
-});
+export const createdApiKey = named(
+  'CreatedApiKey',
+  z.object({
+    id: uuid,
+    name: z.string(),
+    scopes: z.array(z.string()),
+    /** The secret key: shown only in this response. */
+    key: z.string(),
+    createdAt: isoInstant,
+  }),
+);
 
 export const operatorRole = z.enum(['admin', 'operator']);
 
-export const operator = z.object({
-  id: uuid,
-  orgId: uuid,
-  name: z.string(),
-  email: z.string(),
-  role: operatorRole,
-  createdAt: isoInstant,
-});
+export const operator = named(
+  'Operator',
+  z.object({
+    id: uuid,
+    orgId: uuid,
+    name: z.string(),
+    email: z.string(),
+    role: operatorRole,
+    createdAt: isoInstant,
+  }),
+);
 export type Operator = z.infer<typeof operator>;
 
-export const createOperatorBody = z.strictObject({
-  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(200)),
-  email: z.email().check(z.maxLength(320)),
-  role: operatorRole,
-});
+export const createOperatorBody = named(
+  'CreateOperatorRequest',
+  z.strictObject({
+    name: z.string().check(z.trim(), z.minLength(1), z.maxLength(200), plainText()),
+    email: z.email().check(z.maxLength(320)),
+    role: operatorRole,
+  }),
+);
 
-export const sessionToken = z.object({ token: z.string(), expiresAt: isoInstant });
+export const sessionToken = named('OperatorSession', z.object({ token: z.string(), expiresAt: isoInstant }));

@@ -1,5 +1,6 @@
 import { isoInstant, offsetPage, offsetQuery, uuid } from './common';
 import { domainEventTypes } from './events';
+import { documented, named } from './names';
 import * as z from './zod';
 
 /** What a webhook can subscribe to: every domain event of the outbox, and nothing else. */
@@ -23,59 +24,80 @@ export const eventCatalog: readonly { event: string; description: string }[] = [
 ];
 const eventName = z.enum(domainEventTypes as [string, ...string[]]);
 
-export const webhook = z.object({
-  id: uuid,
-  url: z.string(),
-  events: z.array(z.string()),
-  active: z.boolean(),
-  createdAt: isoInstant,
-  updatedAt: isoInstant,
-});
+export const webhook = named(
+  'Webhook',
+  z.object({
+    id: uuid,
+    url: z.string(),
+    events: z.array(z.string()),
+    active: z.boolean(),
+    createdAt: isoInstant,
+    updatedAt: isoInstant,
+  }),
+);
 export type Webhook = z.infer<typeof webhook>;
 
-export const createdWebhook = z.object({
-  ...webhook.shape,
-  /** Only when the service generated the secret: shown once, never again. */
-  secret: z.optional(z.string()),
-});
+export const createdWebhook = named(
+  'CreatedWebhook',
+  z.object({
+    ...webhook.shape,
+    /** Only when the service generated the secret: shown once, never again. */
+    secret: z.optional(z.string()),
+  }),
+);
 
-const url = z.string().check(z.trim(), z.minLength(1), z.maxLength(2048));
+/** The target checks decide (https only, or an admitted host:port); the scheme is stated for clients. */
+const url = documented(z.string().check(z.trim(), z.minLength(1), z.maxLength(2048)), {
+  format: 'uri',
+  pattern: '^https?://',
+});
 const events = z.array(eventName).check(z.minLength(1), z.maxLength(domainEventTypes.length));
 
-export const createWebhookBody = z.strictObject({
-  url,
-  events,
-  /** A Standard Webhooks secret (`whsec_` + base64 of ≥ 24 bytes); generated when omitted. */
-  secret: z.optional(z.string().check(z.maxLength(200))),
-});
+export const createWebhookBody = named(
+  'CreateWebhookRequest',
+  z.strictObject({
+    url,
+    events,
+    /** A Standard Webhooks secret (`whsec_` + base64 of ≥ 24 bytes); generated when omitted. */
+    secret: z.optional(
+      documented(z.string().check(z.maxLength(200)), { pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$' }),
+    ),
+  }),
+);
 
-export const updateWebhookBody = z.strictObject({
-  url: z.optional(url),
-  events: z.optional(events),
-  active: z.optional(z.boolean()),
-});
+export const updateWebhookBody = named(
+  'UpdateWebhookRequest',
+  z.strictObject({
+    url: z.optional(url),
+    events: z.optional(events),
+    active: z.optional(z.boolean()),
+  }),
+);
 
-export const webhookList = offsetPage(webhook);
+export const webhookList = named('WebhookPage', offsetPage(webhook));
 export const webhookListQuery = z.strictObject(offsetQuery);
 
 export const deliveryStatus = z.enum(['pending', 'succeeded', 'failed']);
 
-export const delivery = z.object({
-  id: uuid,
-  webhookId: uuid,
-  eventId: uuid,
-  event: z.string(),
-  status: deliveryStatus,
-  attempts: z.int(),
-  responseStatus: z.nullable(z.int()),
-  error: z.nullable(z.string()),
-  createdAt: isoInstant,
-  lastAttemptAt: z.nullable(isoInstant),
-  nextAttemptAt: z.nullable(isoInstant),
-});
+export const delivery = named(
+  'Delivery',
+  z.object({
+    id: uuid,
+    webhookId: uuid,
+    eventId: uuid,
+    event: z.string(),
+    status: deliveryStatus,
+    attempts: z.int(),
+    responseStatus: z.nullable(z.int()),
+    error: z.nullable(z.string()),
+    createdAt: isoInstant,
+    lastAttemptAt: z.nullable(isoInstant),
+    nextAttemptAt: z.nullable(isoInstant),
+  }),
+);
 export type Delivery = z.infer<typeof delivery>;
 
-export const deliveryList = offsetPage(delivery);
+export const deliveryList = named('DeliveryPage', offsetPage(delivery));
 export const deliveryListQuery = z.strictObject(offsetQuery);
 
 export const webhookParams = z.strictObject({ id: uuid });

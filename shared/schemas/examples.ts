@@ -1,0 +1,204 @@
+import type { Conversation, MessagePreview } from './conversation';
+import type { Message } from './message';
+import type { Note } from './note';
+import type { Operator, Organization } from './organization';
+import type { Visitor } from './visitor';
+import type { Delivery, Webhook } from './webhook';
+
+/**
+ * The resources the API description shows, one consistent story: Ada asks where her order is and
+ * Grace answers. Typed by the response schemas, and validated against their JSON Schema by a test,
+ * so an example cannot drift from what the API answers.
+ */
+export const ids = {
+  organization: '019a7c1e-5b2a-7c31-9f4e-2d8a6b0c1e01',
+  visitor: '019a7c1e-6d40-7a12-8b3c-4e5f6a7b8c02',
+  conversation: '019a7c1f-0a11-7b22-9c33-0d44e55f6603',
+  message: '019a7c1f-0a12-7c44-8d55-1e66f77a8804',
+  reply: '019a7c1f-4b20-7e66-9f77-2a88b99cac05',
+  operator: '019a7c1e-5c10-7d21-8e32-3f43a54b6506',
+  note: '019a7c1f-5c30-7a88-8b99-3cadbecfd007',
+  apiKey: '019a7c1e-5d20-7e43-9f54-4a65b76c8708',
+  webhook: '019a7c20-1a00-7b11-8c22-5d33e44f5509',
+  event: '019a7c1f-0a13-7d55-9e66-6f77a88b990a',
+  delivery: '019a7c20-2b00-7c22-9d33-6e44f55a660b',
+  team: '019a7c1e-5e30-7f54-8a65-5b76c87d980c',
+} as const;
+
+export const visitorExample: Visitor = {
+  id: ids.visitor,
+  identifier: 'ada@example.com',
+  fingerprint: null,
+  geoCountry: 'GB',
+  geoCity: 'London',
+  totalSessions: 3,
+  firstSeenAt: '2026-11-20T09:12:44.120Z',
+  lastSeenAt: '2026-11-21T10:00:00.000Z',
+  metadata: { plan: 'pro' },
+};
+
+export const messageExample: Message = {
+  id: ids.message,
+  orgId: ids.organization,
+  conversationId: ids.conversation,
+  senderType: 'visitor',
+  senderId: ids.visitor,
+  content: 'Hello, my order is late',
+  type: 'text',
+  metadata: {},
+  isRead: true,
+  isEdited: false,
+  editedAt: null,
+  createdAt: '2026-11-21T10:00:00.000Z',
+  deletedAt: null,
+  replyToId: null,
+  mentions: null,
+  searchVector: 'hello my order is late',
+};
+
+export const replyExample: Message = {
+  ...messageExample,
+  id: ids.reply,
+  senderType: 'operator',
+  senderId: ids.operator,
+  content: 'It left our warehouse this morning: tracking number 1Z999',
+  isRead: false,
+  createdAt: '2026-11-21T10:02:05.310Z',
+  replyToId: ids.message,
+  searchVector: 'it left our warehouse this morning tracking number 1z999',
+};
+
+const lastMessage: MessagePreview = {
+  id: replyExample.id,
+  senderType: replyExample.senderType,
+  senderId: replyExample.senderId,
+  type: replyExample.type,
+  content: replyExample.content,
+  createdAt: replyExample.createdAt,
+};
+
+export const conversationExample: Conversation = {
+  id: ids.conversation,
+  organizationId: ids.organization,
+  visitorId: ids.visitor,
+  operatorId: ids.operator,
+  teamId: null,
+  status: 'open',
+  priority: 'high',
+  source: 'widget',
+  aiEnabled: false,
+  snoozedUntil: null,
+  lastMessageAt: '2026-11-21T10:02:05.310Z',
+  title: 'Hello, my order is late',
+  messageCount: 2,
+  unreadCount: 0,
+  hasUnreadMessages: false,
+  tags: ['orders'],
+  customFields: { orderNumber: 'A-1042' },
+  language: 'en',
+  aiSummary: null,
+  aiSummaryGeneratedAt: null,
+  aiClassification: null,
+  metadata: { channel: 'web' },
+  version: 4,
+  createdAt: '2026-11-21T10:00:00.000Z',
+  updatedAt: '2026-11-21T10:02:05.310Z',
+  visitor: visitorExample,
+  lastMessage,
+  firstResponseTimeMs: 125310,
+};
+
+export const newConversationExample: Conversation = {
+  ...conversationExample,
+  operatorId: null,
+  priority: 'normal',
+  source: 'api',
+  lastMessageAt: '2026-11-21T10:00:00.000Z',
+  messageCount: 1,
+  unreadCount: 1,
+  hasUnreadMessages: true,
+  customFields: {},
+  metadata: {},
+  version: 1,
+  updatedAt: '2026-11-21T10:00:00.000Z',
+  lastMessage: {
+    id: messageExample.id,
+    senderType: 'visitor',
+    senderId: ids.visitor,
+    type: 'text',
+    content: messageExample.content,
+    createdAt: messageExample.createdAt,
+  },
+  firstResponseTimeMs: null,
+};
+
+export const noteExample: Note = {
+  id: ids.note,
+  conversationId: ids.conversation,
+  authorId: ids.operator,
+  authorName: 'Grace Hopper',
+  content: 'Refund approved if the parcel is not here by Friday',
+  mentions: [],
+  createdAt: '2026-11-21T10:03:00.000Z',
+  updatedAt: '2026-11-21T10:03:00.000Z',
+};
+
+export const organizationExample: Organization = {
+  id: ids.organization,
+  name: 'Acme Retail',
+  modules: ['automation_api'],
+  locales: ['en', 'fr'],
+  defaultLocale: 'en',
+  historyWindowDays: null,
+  widgetKey: 'svc_wpk_x8P2mQ4rT7vW1yZ3bC5dF6gH9jK0lN2pQ4sU6wY8aC1eG3iK5mO7qS9uW1yA3cE5',
+  chatbot: { enabled: false, providerId: null, confidenceThreshold: 0.6 },
+  createdAt: '2026-11-01T08:00:00.000Z',
+  updatedAt: '2026-11-01T08:00:00.000Z',
+};
+
+export const operatorExample: Operator = {
+  id: ids.operator,
+  orgId: ids.organization,
+  name: 'Grace Hopper',
+  email: 'grace@acme.example',
+  role: 'operator',
+  createdAt: '2026-11-01T08:05:00.000Z',
+};
+
+export const webhookExample: Webhook = {
+  id: ids.webhook,
+  url: 'https://hooks.acme.example/conversations',
+  events: ['conversation.created', 'message.created'],
+  active: true,
+  createdAt: '2026-11-02T12:00:00.000Z',
+  updatedAt: '2026-11-02T12:00:00.000Z',
+};
+
+export const deliveryExample: Delivery = {
+  id: ids.delivery,
+  webhookId: ids.webhook,
+  eventId: ids.event,
+  event: 'message.created',
+  status: 'succeeded',
+  attempts: 1,
+  responseStatus: 200,
+  error: null,
+  createdAt: '2026-11-21T10:02:05.400Z',
+  lastAttemptAt: '2026-11-21T10:02:05.650Z',
+  nextAttemptAt: null,
+};
+
+export const examplePage = <T>(item: T, total = 1) => ({
+  data: [item],
+  pagination: {
+    totalItems: total,
+    page: 1,
+    pageSize: 20,
+    hasNextPage: total > 1,
+    hasPrevPage: false,
+  },
+});
+
+/** An opaque cursor as the API hands them out (signed; this one is only for show). */
+export const cursorExample =
+  'eyJvIjoiMDE5YTdjMWUiLCJxIjoiY29udmVyc2F0aW9ucyIsImsiOnt9fQ.q1Ww7bN4c9y0cVQ2dJ0q3Zr8mE5Yx1oGk7pL2aS4tHc';
