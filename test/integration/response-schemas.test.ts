@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { safeParse, toJSONSchema } from 'zod/v4/core';
 import { allRoutes } from '../../functions/routes';
+import { buildOpenApi } from '../../shared/http/openapi';
 import type { AnyRoute } from '../../shared/http/route';
 import { call, createTenant, createVisitor, platformToken, type Tenant } from '../helpers/api';
 
@@ -252,6 +253,11 @@ function undeclaredFields(value: unknown, schema: JsonSchema, path = ''): string
   });
 }
 
+type Documented = {
+  paths: Record<string, Record<string, { responses: Record<number, { headers?: Record<string, unknown> }> }>>;
+};
+const documented = buildOpenApi(allRoutes(), 'test') as unknown as Documented;
+
 const routes = allRoutes().map((route) => [`${route.method} ${route.path}`, route] as const);
 
 describe.each(routes)('%s', (name: string, route: AnyRoute) => {
@@ -275,5 +281,17 @@ describe.each(routes)('%s', (name: string, route: AnyRoute) => {
       unrepresentable: 'any',
     }) as JsonSchema;
     expect(undeclaredFields(body, schema)).toEqual([]);
+    // The headers the document declares on this answer are the ones it carries.
+    const declared = Object.keys(
+      (documented.paths[route.path]?.[route.method.toLowerCase()]?.responses[route.response.status]
+        ?.headers ?? {}) as Record<string, unknown>,
+    );
+    expect(declared).toContain('X-Request-Id');
+    const optional = new Set(['Idempotent-Replayed']);
+    for (const header of declared.filter((name) => !optional.has(name)))
+      expect(response.headers.get(header), `${header} on ${name}`).not.toBeNull();
+    expect(response.headers.get('etag') !== null, 'ETag sent exactly when declared').toBe(
+      declared.includes('ETag'),
+    );
   });
 });
