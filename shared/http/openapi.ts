@@ -3,6 +3,7 @@ import { toJSONSchema } from 'zod/v4/core';
 import { type ErrorCode, errorCodes } from '../errors';
 import { domainEvent, eventDataSchemas } from '../schemas/event-data';
 import { type DomainEventType, domainEventTypes } from '../schemas/events';
+import { eventExample } from '../schemas/examples';
 import { schemaNames } from '../schemas/names';
 import { eventCatalog } from '../schemas/webhook';
 import { statusOfCode } from './errors';
@@ -541,7 +542,10 @@ function webhooksOf(ctx: Context) {
             // Signed by the service (the headers below), not authenticated by a scheme.
             security: [],
             parameters: signatureHeaders,
-            requestBody: { required: true, content: { 'application/json': { schema: ref(name) } } },
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: ref(name), example: eventExample(type) } },
+            },
             responses: {
               '200': {
                 description: 'Any 2xx within 10 s acknowledges the delivery; anything else is retried',

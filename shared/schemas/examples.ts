@@ -1,4 +1,5 @@
 import type { Conversation, MessagePreview } from './conversation';
+import type { DomainEventType } from './events';
 import type { Message } from './message';
 import type { Note } from './note';
 import type { Operator, Organization } from './organization';
@@ -202,3 +203,36 @@ export const examplePage = <T>(item: T, total = 1) => ({
 /** An opaque cursor as the API hands them out (signed; this one is only for show). */
 export const cursorExample =
   'eyJvIjoiMDE5YTdjMWUiLCJxIjoiY29udmVyc2F0aW9ucyIsImsiOnt9fQ.q1Ww7bN4c9y0cVQ2dJ0q3Zr8mE5Yx1oGk7pL2aS4tHc';
+
+/** What `data` holds in each event's example: the resource after the change. */
+export const eventDataExamples: Record<DomainEventType, unknown> = {
+  'conversation.created': newConversationExample,
+  'conversation.updated': conversationExample,
+  'conversation.snoozed': {
+    ...conversationExample,
+    status: 'snoozed',
+    snoozedUntil: '2026-11-22T09:00:00.000Z',
+    snoozeReason: 'Waiting for the courier',
+  },
+  'conversation.closed': { ...conversationExample, status: 'closed' },
+  'conversation.deleted': { id: ids.conversation, deletedAt: '2026-11-21T11:00:00.000Z', version: 5 },
+  'conversation.assigned': conversationExample,
+  'message.created': replyExample,
+  'message.updated': { ...replyExample, isEdited: true, editedAt: '2026-11-21T10:04:00.000Z' },
+  'note.created': noteExample,
+  'note.deleted': {
+    id: ids.note,
+    conversationId: ids.conversation,
+    deletedBy: { type: 'operator', id: ids.operator },
+    deletedAt: '2026-11-21T10:09:00.000Z',
+  },
+};
+
+/** An event as the feed serves it and a webhook delivers it. */
+export const eventExample = (type: DomainEventType) => ({
+  id: ids.event,
+  type,
+  timestamp: '2026-11-21T10:02:05.310Z',
+  organizationId: ids.organization,
+  data: eventDataExamples[type],
+});
