@@ -28,6 +28,17 @@ export default defineConfig({
       },
       {
         test: {
+          // The OpenAPI document under stock linters and its examples (no stack needed).
+          name: 'openapi',
+          root,
+          include: ['test/openapi/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 60_000,
+          hookTimeout: 90_000,
+        },
+      },
+      {
+        test: {
           name: 'infra',
           root,
           include: ['test/infra/**/*.test.ts'],

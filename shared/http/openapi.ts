@@ -455,12 +455,16 @@ function operationOf(ctx: Context, route: AnyRoute) {
   };
 }
 
-/** Errors of credentialed routes also carry the rate limit headers (all but 400/401/413/415). */
+/**
+ * Errors of credentialed routes carry the rate limit headers once the credential was counted: not a
+ * 401, nor a 413/415 (refused before authentication); a 400 or 422 carries them unless the body
+ * failed to parse (headers are optional in the document: "may carry").
+ */
 const responseName = (status: number, limited: boolean) => {
   const code = codeOfStatus.get(status) ?? 'INTERNAL_ERROR';
   return `${pascal(code)}${limited && rateLimitedStatus(status) ? 'Limited' : ''}`;
 };
-const rateLimitedStatus = (status: number) => ![400, 401, 413, 415, 500, 503].includes(status);
+const rateLimitedStatus = (status: number) => ![401, 413, 415, 500, 503].includes(status);
 
 function responseComponents(ctx: Context) {
   const responses: Record<string, unknown> = {};
