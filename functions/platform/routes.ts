@@ -1,4 +1,10 @@
-import { getHealth, getOpenApi, getReference, type RouteLoader } from './service-documents';
+import {
+  getHealth,
+  getOpenApi,
+  getReference,
+  getReferenceAsset,
+  type RouteLoader,
+} from './service-documents';
 
 export type { RouteLoader };
 
@@ -7,4 +13,9 @@ export type { RouteLoader };
  * describes them all). The group takes the loader rather than importing the route table, which
  * lists this group in return.
  */
-export const platformRoutes = (everyRoute: RouteLoader) => [getHealth, getOpenApi(everyRoute), getReference];
+export const platformRoutes = (everyRoute: RouteLoader) => [
+  getHealth,
+  getOpenApi(everyRoute),
+  getReference,
+  getReferenceAsset,
+];

@@ -2,7 +2,12 @@ import { config } from '../../shared/config';
 import { buildOpenApi } from '../../shared/http/openapi';
 import { type AnyRoute, ok, reply, route } from '../../shared/http/route';
 import * as z from '../../shared/schemas/zod';
-import { referencePage } from './reference-page';
+import {
+  referenceAsset,
+  referenceAssetNames,
+  referenceContentSecurityPolicy,
+  referencePage,
+} from './reference-page';
 
 /** Every route of the API, loaded on first need (the platform group does not import the table). */
 export type RouteLoader = () => Promise<readonly AnyRoute[]>;
@@ -19,6 +24,7 @@ export const getHealth = route({
     schema: z.object({ status: z.literal('ok'), version: z.string() }),
     description: 'The service is up',
   },
+  examples: { response: { status: 'ok', version: '0.1.0' } },
   handle: async () => ok({ status: 'ok' as const, version: config.serviceVersion }),
 });
 
@@ -33,6 +39,9 @@ export const getOpenApi = (everyRoute: RouteLoader) => {
     tag: 'Service',
     callers: ['public'],
     response: { status: 200, schema: z.record(z.string(), z.unknown()), description: 'OpenAPI 3.1 document' },
+    examples: {
+      response: { openapi: '3.1.0', info: { title: 'Customer Conversation Service API', version: '0.1.0' } },
+    },
     handle: async () => {
       // Built on first use, then kept: the document cannot change while the code does not.
       openApiDocument ??= buildOpenApi(await everyRoute(), config.serviceVersion) as Record<string, unknown>;
@@ -46,13 +55,50 @@ export const getReference = route({
   path: '/api/docs',
   operationId: 'getReference',
   summary: 'Browsable API reference',
+  description:
+    'Swagger UI over `openapi.json`, with "Try it out" against this API. Every script and stylesheet is served from `/api/docs/assets/`.',
   tag: 'Service',
   callers: ['public'],
-  response: { status: 200, schema: z.string(), description: 'HTML page rendering the OpenAPI document' },
+  response: {
+    status: 200,
+    schema: z.string(),
+    description: 'HTML page rendering the OpenAPI document',
+    contentType: 'text/html',
+  },
+  examples: { response: '<!doctype html><html lang="en">…</html>' },
   handle: async () =>
-    reply(200, referencePage.html, {
+    reply(200, await referencePage(), {
       'Content-Type': 'text/html; charset=utf-8',
-      'Content-Security-Policy': referencePage.contentSecurityPolicy,
+      'Content-Security-Policy': referenceContentSecurityPolicy,
       'Cache-Control': 'public, max-age=300',
     }),
+});
+
+/** A year: the page links each file with a version that changes with its content. */
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+export const getReferenceAsset = route({
+  method: 'GET',
+  path: '/api/docs/assets/{file}',
+  operationId: 'getReferenceAsset',
+  summary: 'A script or stylesheet of the API reference page',
+  description:
+    'Only the files the reference page links are served; any other name is 404. With the `v` the page links, the answer may be cached for a year.',
+  tag: 'Service',
+  callers: ['public'],
+  params: z.object({ file: z.enum(referenceAssetNames) }),
+  query: z.object({ v: z.optional(z.string().check(z.length(16), z.regex(/^[0-9a-f]{16}$/))) }),
+  response: {
+    status: 200,
+    schema: z.string(),
+    description: 'The file, as text/javascript or text/css',
+  },
+  examples: { response: "window.ui = SwaggerUIBundle({ url: 'openapi.json', dom_id: '#reference' });" },
+  handle: async ({ params, query }) => {
+    const asset = await referenceAsset(params.file);
+    return reply(200, asset.body, {
+      'Content-Type': asset.contentType,
+      'Cache-Control': query.v === asset.version ? IMMUTABLE : 'public, max-age=300',
+    });
+  },
 });

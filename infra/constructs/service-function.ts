@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { dirname, isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
@@ -42,11 +42,49 @@ const bucketActions = {
 export interface ServiceFunctionProps extends NodejsFunctionProps {
   /** Relative to the project root, e.g. `functions/admin/handler.ts`. */
   entry: string;
+  /**
+   * Files the function reads from disk at run time instead of importing (the reference page's
+   * renderer, ~1.9 MB, would otherwise sit in the JS bundle): copied into the function's code next
+   * to `index.mjs`. `from` is an absolute path inside the project, `to` relative to the bundle.
+   */
+  bundledFiles?: readonly BundledFile[];
+}
+
+export interface BundledFile {
+  from: string;
+  to: string;
+}
+
+const shellQuote = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
+
+/** A source outside the project, or a target outside the bundle, is a mistake caught at synth. */
+function checkBundledFile({ from, to }: BundledFile): void {
+  const source = relative(projectRoot, from);
+  if (!isAbsolute(from) || source.startsWith('..') || isAbsolute(to) || to.split(/[\\/]/).includes('..')) {
+    throw new Error(
+      `bundled file ${from} → ${to}: the source must be inside the project, the target inside the bundle`,
+    );
+  }
+}
+
+/**
+ * The shell commands of NodejsFunction's `afterBundling` hook. Sources go through the bundler's
+ * input folder (the project root locally, its mount point in a container build).
+ */
+function copyCommands(files: readonly BundledFile[], inputDir: string, outputDir: string): string[] {
+  return files.flatMap(({ from, to }) => {
+    const target = join(outputDir, to);
+    return [
+      `mkdir -p ${shellQuote(dirname(target))}`,
+      `cp ${shellQuote(join(inputDir, relative(projectRoot, from)))} ${shellQuote(target)}`,
+    ];
+  });
 }
 
 /** A Lambda function with the service's runtime, bundling and logging defaults. */
 export class ServiceFunction extends NodejsFunction {
-  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+  constructor(scope: Construct, id: string, { bundledFiles = [], ...props }: ServiceFunctionProps) {
+    bundledFiles.forEach(checkBundledFile);
     const logGroup =
       props.logGroup ?? new LogGroup(scope, `${id}Logs`, { retention: RetentionDays.ONE_MONTH });
     super(scope, id, {
@@ -71,6 +109,14 @@ export class ServiceFunction extends NodejsFunction {
         mainFields: ['module', 'main'],
         // Some CommonJS dependencies call require(); an ESM bundle has none unless we make one.
         banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+        ...(bundledFiles.length > 0 && {
+          commandHooks: {
+            beforeBundling: () => [],
+            beforeInstall: () => [],
+            afterBundling: (inputDir: string, outputDir: string) =>
+              copyCommands(bundledFiles, inputDir, outputDir),
+          },
+        }),
         ...props.bundling,
       },
     });

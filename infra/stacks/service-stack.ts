@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { CfnOutput, CfnParameter, Duration, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
@@ -21,12 +22,17 @@ import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3'
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import {
+  BUNDLED_ASSET_DIR,
+  rendererFiles,
+  rendererPackageDir,
+} from '../../functions/platform/reference-assets';
 import { fallbackGroup, groupEntry, routeTable } from '../../functions/routes';
 import { realtimeConnectionsEntry, workerDefinitions, workerEntry } from '../../functions/workers';
 import packageJson from '../../package.json' with { type: 'json' };
 import { tableDefinition } from '../../shared/db/table';
 import { bucketDefinitions, deadLetterName, queueDefinitions } from '../../shared/resources';
-import { ServiceFunction } from '../constructs/service-function';
+import { type BundledFile, ServiceFunction } from '../constructs/service-function';
 
 type QueueName = (typeof queueDefinitions)[number]['name'];
 type BucketName = (typeof bucketDefinitions)[number]['name'];
@@ -48,9 +54,19 @@ const groupNeeds: Partial<
       buckets?: readonly [BucketName, 'read' | 'write' | 'readWrite'][];
       /** Encrypts webhook signing secrets under the KMS key (never decrypts them). */
       sealsWebhookSecrets?: boolean;
+      /** Read from disk at run time, copied next to the bundle (see ServiceFunctionProps). */
+      bundledFiles?: () => readonly BundledFile[];
     }
   >
 > = {
+  // The reference page's renderer (Swagger UI), served as files by GET /api/docs/assets/{file}.
+  platform: {
+    bundledFiles: () =>
+      Object.keys(rendererFiles).map((name) => ({
+        from: join(rendererPackageDir(), name),
+        to: `${BUNDLED_ASSET_DIR}/${name}`,
+      })),
+  },
   // Test deliveries and manual retries queue their attempt directly; create and rotate seal secrets.
   webhooks: { queues: ['webhook-deliveries'], sealsWebhookSecrets: true },
 };
@@ -203,12 +219,13 @@ export class ServiceStack extends Stack {
     const integrations = new Map<string, LambdaIntegration>();
     for (const group of routeTable()) {
       const groupId = pascal(group.name);
+      const needs = groupNeeds[group.name];
       const fn = new ServiceFunction(this, `${groupId}Function`, {
         entry: groupEntry(group.name),
         description: group.description,
         environment,
+        ...(needs?.bundledFiles && { bundledFiles: needs.bundledFiles() }),
       }).bindTable(table, 'readWrite');
-      const needs = groupNeeds[group.name];
       if (needs?.sealsWebhookSecrets) withWebhookSecrets(fn, 'seal');
       for (const name of needs?.queues ?? []) {
         const definition = queueDefinitions.find((q) => q.name === name);

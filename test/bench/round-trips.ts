@@ -269,6 +269,12 @@ export async function measureRoundTrips(
     },
     { route: 'GET /api/docs', caller: 'public', expectedStatus: 200, call: () => get('/api/docs') },
     {
+      route: 'GET /api/docs/assets/{file}',
+      caller: 'public',
+      expectedStatus: 200,
+      call: () => get('/api/docs/assets/swagger-ui.css'),
+    },
+    {
       route: 'POST /api/admin/organizations',
       caller: 'platform',
       expectedStatus: 201,

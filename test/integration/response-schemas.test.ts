@@ -69,6 +69,7 @@ beforeAll(async () => {
     ['GET /api/health', { path: '/api/health' }],
     ['GET /api/openapi.json', { path: '/api/openapi.json' }],
     ['GET /api/docs', { path: '/api/docs' }],
+    ['GET /api/docs/assets/{file}', { path: '/api/docs/assets/swagger-ui.css' }],
     [
       'POST /api/admin/organizations',
       { token: admin, path: '/api/admin/organizations', body: { name: 'Schema check' } },
