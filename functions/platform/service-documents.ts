@@ -92,6 +92,7 @@ export const getReferenceAsset = route({
     status: 200,
     schema: z.string(),
     description: 'The file, as text/javascript or text/css',
+    contentType: ['text/javascript', 'text/css'],
   },
   examples: { response: "window.ui = SwaggerUIBundle({ url: 'openapi.json', dom_id: '#reference' });" },
   handle: async ({ params, query }) => {

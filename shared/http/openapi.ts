@@ -401,7 +401,7 @@ function operationOf(ctx: Context, route: AnyRoute) {
     ...(limited ? (['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'] as const) : []),
     ...(route.method === 'POST' && limited ? (['Idempotent-Replayed'] as const) : []),
   ];
-  const contentType = route.response.contentType ?? 'application/json';
+  const contentTypes = [route.response.contentType ?? 'application/json'].flat();
   const statuses = errorStatusesOf(route);
   for (const status of statuses) ctx.errorResponses.set(responseName(status, limited), { status, limited });
   return {
@@ -438,12 +438,15 @@ function operationOf(ctx: Context, route: AnyRoute) {
       [route.response.status]: {
         description: route.response.description,
         headers: headerRefs(successHeaders),
-        content: {
-          [contentType]: {
-            schema: ctx.components.convert(route.response.schema, 'output'),
-            ...(route.examples?.response !== undefined ? { example: route.examples.response } : {}),
-          },
-        },
+        content: Object.fromEntries(
+          contentTypes.map((type) => [
+            type,
+            {
+              schema: ctx.components.convert(route.response.schema, 'output'),
+              ...(route.examples?.response !== undefined ? { example: route.examples.response } : {}),
+            },
+          ]),
+        ),
       },
       ...Object.fromEntries(
         statuses.map((status) => [
@@ -606,8 +609,14 @@ export function buildOpenApi(routes: readonly AnyRoute[], version: string) {
         'Warm instances cache a verified credential and its organization for 10 s: a revoked key or a changed organization takes effect at once on the instance that made the change and within 10 s everywhere.',
       ].join('\n\n'),
     },
+    // Relative to where the document is served (`<base>/api/openapi.json`), so calls keep an API
+    // Gateway stage prefix such as `/v1`: `..` is the base every path starts from.
     servers: [
-      { url: '/', description: 'This deployment (local: http://localhost:3000)', 'x-internal': false },
+      {
+        url: '..',
+        description: 'The deployment serving this document: local (npm start), staging or production',
+        'x-internal': false,
+      },
     ],
     tags: usedTags.map((name) => ({ name, description: tagDescriptions[name] ?? name })),
     paths,
