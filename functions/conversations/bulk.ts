@@ -8,7 +8,7 @@ import { tableName } from '../../shared/db/client';
 import { conversationItem, storedConversationOf, toConversation } from '../../shared/db/conversations';
 import { eventWrite } from '../../shared/db/events';
 import { keys } from '../../shared/db/keys';
-import { backoff, ConcurrentChangeError, transact, type Write } from '../../shared/db/transaction';
+import { ConcurrentChangeError, RetryBudget, transact, type Write } from '../../shared/db/transaction';
 import { NotFoundError } from '../../shared/errors';
 import { ok, route } from '../../shared/http/route';
 import { isUuid } from '../../shared/ids';
@@ -18,7 +18,6 @@ import * as z from '../../shared/schemas/zod';
 
 /** Conversations per transaction: each takes its own write plus its events (≤ 100 actions). */
 const PER_TRANSACTION = 33;
-const MAX_ATTEMPTS = 5;
 
 async function readAll(orgId: string, ids: readonly string[]): Promise<Map<string, StoredConversation>> {
   const items = await batchGet(
@@ -50,6 +49,7 @@ async function applyToAll(
   const missing = ids.filter((id) => !found.has(id));
   if (missing.length)
     throw new NotFoundError('Some conversations do not exist in this organization', { ids: missing });
+  const budget = new RetryBudget();
   for (let start = 0; start < ids.length; start += PER_TRANSACTION) {
     let chunk = ids.slice(start, start + PER_TRANSACTION).map((id) => found.get(id) as StoredConversation);
     for (let attempt = 1; ; attempt++) {
@@ -72,8 +72,7 @@ async function applyToAll(
         await transact(writes);
         break;
       } catch (error) {
-        if (!(error instanceof ConcurrentChangeError) || attempt >= MAX_ATTEMPTS) throw error;
-        await backoff(attempt);
+        if (!(error instanceof ConcurrentChangeError) || !(await budget.pause(attempt))) throw error;
         const fresh = await readAll(
           caller.orgId,
           chunk.map((conversation) => conversation.id),

@@ -6,7 +6,7 @@ import { conversationLive, conversations } from '../../shared/db/conversations';
 import { eventItem, realtimeItem } from '../../shared/db/events';
 import { keys } from '../../shared/db/keys';
 import { type Message, messages, type StoredMessage, toMessage } from '../../shared/db/messages';
-import { backoff, ConcurrentChangeError, transact, type Write } from '../../shared/db/transaction';
+import { ConcurrentChangeError, RetryBudget, transact, type Write } from '../../shared/db/transaction';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../shared/errors';
 import { ok, route } from '../../shared/http/route';
 import { sanitizeText, searchVectorOf } from '../../shared/sanitize/text';
@@ -16,7 +16,6 @@ import { loadConversation } from './access';
 
 export const EDIT_WINDOW_MS = 5 * 60_000;
 const KEPT_REVISIONS = 20;
-const MAX_ATTEMPTS = 5;
 
 /** The message moved on (edited, read or deleted) between our read and our write: read again. */
 class MessageChangedError extends Error {}
@@ -129,6 +128,7 @@ export const editMessage = route({
     const conversation = await loadConversation(caller, organization, params.id);
     const content = sanitizeText(body.content);
     if (content === '') throw ValidationError.field('content', 'The message has no text once sanitized');
+    const budget = new RetryBudget();
     for (let attempt = 1; ; attempt++) {
       const current = await messages.get(caller.orgId, params.id, params.messageId);
       if (!current || current.deletedAt) throw new NotFoundError('Message not found');
@@ -155,7 +155,7 @@ export const editMessage = route({
             params.id,
             (latest) => ({ next: withEditedMessage(latest, edited), writes, result: undefined }),
             // The conversation read above is the first attempt's state: no second read.
-            attempt === 1 ? { initial: conversation } : {},
+            attempt === 1 ? { initial: conversation, budget } : { budget },
           );
         } else {
           await transact([...writes, conversationLive(caller.orgId, params.id)]);
@@ -163,10 +163,7 @@ export const editMessage = route({
         return ok(edited);
       } catch (error) {
         const retryable = error instanceof ConcurrentChangeError || error instanceof MessageChangedError;
-        if (retryable && attempt < MAX_ATTEMPTS) {
-          await backoff(attempt);
-          continue;
-        }
+        if (retryable && (await budget.pause(attempt))) continue;
         throw error instanceof MessageChangedError ? new ConcurrentChangeError() : error;
       }
     }

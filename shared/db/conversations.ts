@@ -18,7 +18,7 @@ import { eventItem } from './events';
 import { keys } from './keys';
 import { newMessage, putMessage } from './messages';
 import { pickShape, project } from './project';
-import { backoff, ConcurrentChangeError, transact, type Write } from './transaction';
+import { ConcurrentChangeError, RetryBudget, transact, type Write } from './transaction';
 
 export type { Conversation, StoredConversation };
 
@@ -29,8 +29,6 @@ export type ConversationAuthor =
   | { kind: 'apiKey' };
 
 const MAX_QUERY_PAGES = 10;
-/** Optimistic writes retry this often under contention before giving up (503). */
-const MAX_ATTEMPTS = 20;
 
 export const toConversation: (item: object) => Conversation = project(conversationSchema);
 
@@ -106,6 +104,8 @@ export interface MutateOptions {
   check?: (conversation: StoredConversation) => void;
   /** A state the caller has just read strongly: the first attempt starts from it instead of reading again. */
   initial?: StoredConversation;
+  /** The request's retry time, when the caller retries around this call too. */
+  budget?: RetryBudget;
 }
 
 export const conversations = {
@@ -209,9 +209,10 @@ export const conversations = {
   },
 
   /**
-   * Read, change, write with a condition on `rev`, retrying when another writer got there first.
-   * Every writer of the conversation item goes through here, so counters and versions never lose
-   * an update. With `ifMatch`, a version that moved on is 412 rather than a retry.
+   * Read, change, write with a condition on `rev`, retrying when another writer got there first,
+   * for at most the request's retry budget (then 503: the contract's 2 s bound). Every writer of
+   * the conversation item goes through here, so counters and versions never lose an update. With
+   * `ifMatch`, a version that moved on is 412 rather than a retry.
    */
   async mutate<T>(
     orgId: string,
@@ -219,6 +220,7 @@ export const conversations = {
     change: (current: StoredConversation) => ConversationChange<T> | Promise<ConversationChange<T>>,
     options: MutateOptions = {},
   ): Promise<T> {
+    const budget = options.budget ?? new RetryBudget();
     for (let attempt = 1; ; attempt++) {
       let current = attempt === 1 ? options.initial : undefined;
       if (!current) {
@@ -256,8 +258,7 @@ export const conversations = {
         await transact([...conversationWrite, ...writes]);
         return result;
       } catch (error) {
-        if (!(error instanceof ConcurrentChangeError) || attempt >= MAX_ATTEMPTS) throw error;
-        await backoff(attempt);
+        if (!(error instanceof ConcurrentChangeError) || !(await budget.pause(attempt))) throw error;
       }
     }
   },

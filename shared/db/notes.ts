@@ -12,14 +12,12 @@ import { eventWrite, realtimeWrite } from './events';
 import { keys } from './keys';
 import { project } from './project';
 import { queryPrefix } from './query';
-import { ConcurrentChangeError, transact, type Write } from './transaction';
+import { ConcurrentChangeError, RetryBudget, transact, type Write } from './transaction';
 
 export type { Note };
 
 /** A conversation lists at most this many notes, newest first. */
 export const NOTE_LIST_LIMIT = 200;
-/** A delete that loses to a concurrent transaction on the same items is tried again this often. */
-const MAX_DELETE_ATTEMPTS = 3;
 
 export const toNote: (item: object) => Note = project(noteSchema);
 
@@ -134,6 +132,7 @@ export const notes = {
     actor: Actor;
     authorId?: string;
   }): Promise<DeleteNoteResult> {
+    const budget = new RetryBudget();
     for (let attempt = 1; ; attempt++) {
       const deletedAt = clock.nowIso();
       try {
@@ -155,7 +154,7 @@ export const notes = {
           return { ok: false, reason: 'not_found' };
         // Another transaction on the same note at once (a concurrent delete): try again.
         if (!reasons.some((reason) => reason.Code === 'TransactionConflict')) throw error;
-        if (attempt >= MAX_DELETE_ATTEMPTS) throw new ConcurrentChangeError();
+        if (!(await budget.pause(attempt))) throw new ConcurrentChangeError();
       }
     }
   },

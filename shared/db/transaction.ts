@@ -48,6 +48,40 @@ export function mustExist(tableName: string, key: Record<string, unknown>, error
 }
 
 /**
+ * How long the optimistic writes of one request may keep retrying after losing races. The contract
+ * answers a write that keeps losing within 2 s (503 `SERVICE_UNAVAILABLE` with `Retry-After`):
+ * the budget leaves room for the last attempt's own read and transaction.
+ */
+export const RETRY_BUDGET_MS = 1_500;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A request's time for retrying optimistic writes, shared by nested retries (an edit that also
+ * moves the conversation's preview), measured on the monotonic clock, not the service's (tests
+ * shift that one).
+ */
+export class RetryBudget {
+  private readonly deadline: number;
+
+  constructor(ms: number = RETRY_BUDGET_MS) {
+    this.deadline = performance.now() + ms;
+  }
+
+  /**
+   * A random pause before the next attempt (full jitter, growing with the attempt, so writers that
+   * collided once do not collide again in lockstep). False when the budget is spent: give up.
+   */
+  async pause(attempt: number): Promise<boolean> {
+    const left = this.deadline - performance.now();
+    if (left <= 0) return false;
+    const ceilingMs = Math.min(250, 10 * 2 ** Math.min(attempt, 5));
+    await sleep(Math.min(left, Math.random() * ceilingMs));
+    return performance.now() < this.deadline;
+  }
+}
+
+/**
  * A short random pause before retrying an optimistic write that lost a race: without it, writers
  * that collided once collide again in lockstep. Grows with the attempt number (full jitter).
  */

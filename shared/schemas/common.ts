@@ -5,6 +5,7 @@ import * as z from './zod';
  * Free text carries no control characters but tab, line feed and carriage return: what an
  * integrator stores is later written into CSV and PDF exports, e-mails and chat notifications as is.
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
 export const PLAIN_TEXT = /^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]*$/;
 export const plainText = () =>
   z.regex(PLAIN_TEXT, 'Control characters other than tab and line breaks are not allowed');

@@ -1,0 +1,92 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { conversations } from '../../shared/db/conversations';
+import { ConcurrentChangeError, RETRY_BUDGET_MS } from '../../shared/db/transaction';
+import { ok, route } from '../../shared/http/route';
+import { createHandler } from '../../shared/http/stack';
+import { log } from '../../shared/logger';
+import { conversationExample, ids } from '../../shared/schemas/examples';
+import * as z from '../../shared/schemas/zod';
+import { apiGatewayEvent, lambdaContext } from './helpers/apigw-event';
+import { apiKeyFixture, batchGetFrom, organizationItem } from './helpers/auth-items';
+
+const ddb = mockClient(DynamoDBDocumentClient);
+afterAll(() => {
+  ddb.restore();
+  vi.restoreAllMocks();
+});
+
+/** Every transaction loses to another writer of the same conversation, forever. */
+function alwaysContended() {
+  ddb.reset();
+  // The rate limit's lease of the shared window.
+  ddb.on(UpdateCommand).resolves({ Attributes: { used: 1 } });
+  ddb.on(GetCommand).resolves({ Item: { ...conversationExample, rev: 7 } });
+  // A contended transaction is not instant: each attempt costs a round trip before it is cancelled.
+  ddb.on(TransactWriteCommand).callsFake(async () => {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    throw new TransactionCanceledException({
+      message: 'Transaction cancelled',
+      $metadata: {},
+      CancellationReasons: [{ Code: 'TransactionConflict' }],
+    });
+  });
+}
+
+const touch = () =>
+  conversations.mutate(ids.organization, ids.conversation, (current) => ({
+    next: { ...current, title: `${current.title}!` },
+    result: undefined,
+  }));
+
+describe('a write that keeps losing to concurrent writers', () => {
+  beforeEach(alwaysContended);
+
+  it('retries with pauses for the request’s retry budget, then gives up well within 2 s', async () => {
+    const started = performance.now();
+    await expect(touch()).rejects.toBeInstanceOf(ConcurrentChangeError);
+    const elapsed = performance.now() - started;
+    expect(elapsed).toBeGreaterThanOrEqual(RETRY_BUDGET_MS - 50);
+    expect(elapsed).toBeLessThan(2_000);
+    const attempts = ddb.commandCalls(TransactWriteCommand).length;
+    expect(attempts).toBeGreaterThan(3);
+    // Each attempt starts again from a strong read of the conversation.
+    expect(ddb.commandCalls(GetCommand).length).toBe(attempts);
+  });
+
+  it('answers 503 SERVICE_UNAVAILABLE with Retry-After', async () => {
+    const key = apiKeyFixture();
+    ddb.on(BatchGetCommand).callsFake(batchGetFrom([key.item, organizationItem(key.orgId)]));
+    vi.spyOn(log, 'info').mockImplementation(() => undefined);
+    vi.spyOn(log, 'error').mockImplementation(() => undefined);
+    const handler = createHandler([
+      route({
+        method: 'POST',
+        path: '/api/busy',
+        operationId: 'busy',
+        summary: 'Touch a conversation',
+        tag: 'Test',
+        callers: ['apiKey'],
+        response: { status: 200, schema: z.unknown(), description: 'Touched' },
+        handle: async () => ok(await touch()),
+      }),
+    ]);
+    const started = performance.now();
+    const response = await handler(
+      apiGatewayEvent({ method: 'POST', resource: '/api/busy', headers: { 'X-API-Key': key.token } }),
+      lambdaContext(),
+    );
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(response.statusCode).toBe(503);
+    expect(JSON.parse(response.body).error.code).toBe('SERVICE_UNAVAILABLE');
+    expect(response.headers?.['Retry-After']).toBe('1');
+  });
+});
