@@ -1,4 +1,5 @@
 import { startLocalStack } from './stack';
+import { functionEnvironment, removeStackState, writeStackState } from './stack-state';
 
 const HELP = `npm start — run the whole service locally (no AWS account, no Docker)
 
@@ -19,7 +20,8 @@ Environment (defaults in brackets):
   SEED_DEMO [true]                 false: do not seed the demo organization
   AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL_SQS, AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL_SESV2
                                    use an endpoint you run instead of starting an emulator
-Ctrl-C stops everything.`;
+While it runs, .local-data/local-stack.json tells \`npm run invoke\` where the stack is
+(readable by you only: it holds the local tokens). Ctrl-C stops everything.`;
 
 async function main(): Promise<void> {
   if (process.argv.includes('--help') || process.argv.includes('-h')) {
@@ -61,12 +63,26 @@ async function main(): Promise<void> {
     );
   }
   console.log(lines.join('\n'));
+  // For `npm run invoke` and the SAM helper: where this stack is and what its functions run with.
+  writeStackState({
+    version: 1,
+    pid: process.pid,
+    startedAt: new Date().toISOString(),
+    baseUrl: stack.baseUrl,
+    endpoints: stack.endpoints,
+    tableName: stack.tableName,
+    platformAdminToken: stack.platformAdminToken,
+    demo: stack.demo,
+    env: functionEnvironment(),
+  });
+  process.once('exit', () => removeStackState());
 
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     console.log(`\n${signal}: stopping…`);
+    removeStackState();
     await stack.stop();
     console.log('stopped');
     process.exit(0);

@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   BatchGetCommand,
   DynamoDBDocumentClient,
@@ -8,39 +9,125 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { APIGatewayProxyEvent } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { fallbackGroup, routeTable } from '../../functions/routes';
+import { workerDefinitions } from '../../functions/workers';
+import {
+  apiGroupNames,
+  apiGroupOf,
+  type InvokeSession,
+  inferTarget,
+  invokeFile,
+  PLACEHOLDERS,
+  placeholdersIn,
+  ROOT,
+  sampleEvents,
+} from '../../infra/local/invoke';
 import { authCache } from '../../shared/auth/authenticate';
 import { keys } from '../../shared/db/keys';
-import type { ApiHandler } from '../../shared/http/stack';
-import { lambdaContext } from './helpers/apigw-event';
 import { apiKeyFixture, batchGetFrom, organizationItem } from './helpers/auth-items';
 
 /**
- * The sample events in events/apigw/ are what API Gateway sends; each one, run through the handler
- * of the group that owns its route (as deployed), gets the answer the contract promises.
+ * The sample events in events/ are what API Gateway, SQS and the table's stream send. Each one is
+ * addressed to the function or worker its file is named for, uses only placeholders `npm run invoke`
+ * fills, and — for the API samples below, with DynamoDB mocked — run through `npm run invoke`'s code
+ * path, gets the answer the contract promises. test/integration/invoke.test.ts runs every sample
+ * against the emulators.
  */
-const expectedStatus: Record<string, number> = {
-  health: 200,
-  'get-conversation': 200,
-  'list-conversations': 200,
-  'create-conversation': 201,
-  'unknown-route': 404,
+const mockedStatus: Record<string, number> = {
+  'platform-health': 200,
+  'platform-unknown-route': 404,
+  'conversations-get': 200,
+  'conversations-list': 200,
+  'conversations-create': 201,
+  'identity-me': 200,
+  'webhooks-list': 200,
 };
+
+const files = sampleEvents();
+const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
+const folderOf = (file: string) => file.split('/')[1];
+const nameOf = (file: string) => file.replace(/^.*\//, '').replace(/\.json$/, '');
+
+interface StreamRecord {
+  eventSource: string;
+  eventName: string;
+  dynamodb: { Keys?: Record<string, { S?: string }>; NewImage?: Record<string, { S?: string }> };
+}
+interface QueueRecord {
+  eventSource: string;
+  eventSourceARN: string;
+  messageId: string;
+  body: string;
+}
+
+describe.each(files)('%s', (file) => {
+  it('is addressed to its function, with placeholders `npm run invoke` knows', async () => {
+    const text = read(file);
+    const event = JSON.parse(text);
+    for (const name of placeholdersIn(text)) expect(Object.keys(PLACEHOLDERS)).toContain(name);
+    const target = inferTarget(file, event);
+    const folder = folderOf(file);
+    if (folder === 'apigw') {
+      const proxy = event as APIGatewayProxyEvent;
+      expect(target).toBe('api');
+      // `<group>-<variant>.json`: the group API Gateway sends the event to.
+      expect(nameOf(file).startsWith(`${await apiGroupOf(proxy)}-`)).toBe(true);
+      expect(proxy.requestContext.resourcePath).toBe(proxy.resource);
+      expect(proxy.requestContext.httpMethod).toBe(proxy.httpMethod);
+      expect(proxy.requestContext.path.endsWith(proxy.path)).toBe(true);
+      for (const [name, value] of Object.entries(proxy.headers)) {
+        expect(proxy.multiValueHeaders[name]).toEqual([value]);
+      }
+      return;
+    }
+    if (folder === 'websocket') {
+      expect(target).toMatchObject({ kind: 'websocket', name: 'realtime' });
+      expect(typeof event.requestContext.connectionId).toBe('string');
+      return;
+    }
+    expect(target).toMatchObject({ kind: 'worker' });
+    if (typeof target !== 'object' || target.kind !== 'worker') return;
+    if (folder === 'sqs') {
+      expect(target.source.kind).toBe('queue');
+      for (const record of event.Records as QueueRecord[]) {
+        expect(record.eventSource).toBe('aws:sqs');
+        if (target.source.kind === 'queue')
+          expect(record.eventSourceARN.endsWith(`-${target.source.queue}`)).toBe(true);
+        expect(() => JSON.parse(record.body)).not.toThrow();
+      }
+    } else {
+      expect(folder).toBe('dynamodb');
+      expect(target.source.kind).toBe('stream');
+      for (const record of event.Records as StreamRecord[]) {
+        expect(record.eventSource).toBe('aws:dynamodb');
+        expect(record.dynamodb.Keys?.pk?.S).toBeTruthy();
+        expect(record.dynamodb.Keys?.sk?.S).toBeTruthy();
+        // The entity the worker's event-source filter lets through.
+        if (target.source.kind === 'stream')
+          expect(target.source.entities).toContain(record.dynamodb.NewImage?.entity?.S);
+      }
+    }
+  });
+});
+
+describe('events/', () => {
+  it('holds a sample for every endpoint group, the realtime handler and every worker', async () => {
+    const covered = new Set<string>();
+    for (const file of files) {
+      const event = JSON.parse(read(file));
+      const target = inferTarget(file, event);
+      covered.add(target === 'api' ? await apiGroupOf(event) : (target?.name ?? file));
+    }
+    for (const name of [...apiGroupNames(), 'realtime', ...workerDefinitions.map((worker) => worker.name)]) {
+      expect(covered, name).toContain(name);
+    }
+  });
+});
 
 const ddb = mockClient(DynamoDBDocumentClient);
 afterAll(() => ddb.restore());
-
-async function handlerFor(event: APIGatewayProxyEvent): Promise<ApiHandler> {
-  const group =
-    routeTable().find((candidate) =>
-      candidate.routes.some((route) => route.method === event.httpMethod && route.path === event.resource),
-    )?.name ?? fallbackGroup;
-  const module = (await import(`../../functions/${group}/handler.ts`)) as { handler: ApiHandler };
-  return module.handler;
-}
 
 function conversationItem(orgId: string, id: string, visitorId: string) {
   const now = '2026-11-20T10:00:00.000Z';
@@ -57,23 +144,28 @@ function conversationItem(orgId: string, id: string, visitorId: string) {
   };
 }
 
-const files = readdirSync(new URL('../../events/apigw/', import.meta.url)).filter((file) =>
-  file.endsWith('.json'),
-);
-
-describe.each(files)('events/apigw/%s', (file) => {
+describe.each(Object.entries(mockedStatus))('events/apigw/%s.json with DynamoDB mocked', (name, status) => {
   beforeEach(() => {
     ddb.reset();
     authCache.clear();
   });
 
   it('gets the documented answer from its group’s handler', async () => {
-    const name = file.replace(/\.json$/, '');
     const key = apiKeyFixture();
-    const raw = readFileSync(new URL(`../../events/apigw/${file}`, import.meta.url), 'utf8');
-    const event = JSON.parse(raw.replaceAll('{{API_KEY}}', key.token)) as APIGatewayProxyEvent;
-    const conversationId = event.pathParameters?.id ?? '01a200d1-479d-71be-a50a-39902031adcd';
+    const conversationId = '01a200d1-479d-71be-a50a-39902031adcd';
     const visitorId = '01a200d1-2401-7c06-84af-03832858c44b';
+    const session: InvokeSession = {
+      mode: 'attached',
+      baseUrl: 'http://localhost:3000',
+      values: {
+        DEMO_ORG_ID: key.orgId,
+        DEMO_API_KEY: key.token,
+        DEMO_VISITOR_ID: visitorId,
+        DEMO_CONVERSATION_ID: conversationId,
+      },
+      progress: () => undefined,
+      close: async () => undefined,
+    };
     ddb.on(BatchGetCommand).callsFake(batchGetFrom([key.item, organizationItem(key.orgId)]));
     ddb
       .on(UpdateCommand)
@@ -85,13 +177,18 @@ describe.each(files)('events/apigw/%s', (file) => {
       .on(GetCommand, { Key: keys.visitor(key.orgId, visitorId) })
       .resolves({ Item: { id: visitorId, identifier: 'ada@example.com' } });
     ddb.on(QueryCommand).resolves({ Items: [conversationItem(key.orgId, conversationId, visitorId)] });
+    ddb
+      .on(QueryCommand, { ExpressionAttributeValues: { ':pk': keys.webhooksPartition(key.orgId) } })
+      .resolves({ Items: [] });
     ddb.on(PutCommand).resolves({});
     ddb.on(TransactWriteCommand).resolves({});
 
-    const handler = await handlerFor(event);
-    const response = await handler(event, lambdaContext());
+    const invocation = await invokeFile(session, join(ROOT, `events/apigw/${name}.json`));
+    const response = invocation.result as APIGatewayProxyResult;
+    const event = invocation.event as APIGatewayProxyEvent;
 
-    expect(response.statusCode, response.body).toBe(expectedStatus[name]);
+    expect(invocation.target).toMatchObject({ kind: 'api', name: name.split('-')[0] });
+    expect(response.statusCode, response.body).toBe(status);
     expect(response.headers?.['X-Request-Id']).toBe(event.requestContext.requestId);
   });
 });
