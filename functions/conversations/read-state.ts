@@ -36,12 +36,8 @@ export const markRead = route({
         params.id,
         async (current) => {
           // The unread index is eventually consistent: confirm each candidate with a strong read.
-          const candidates = await messages.unread(caller.orgId, params.id, CHUNK);
-          const fresh = await messages.getMany(
-            caller.orgId,
-            params.id,
-            candidates.map((message) => message.id),
-          );
+          const candidates = await messages.unreadIds(caller.orgId, params.id, CHUNK);
+          const fresh = await messages.getMany(caller.orgId, params.id, candidates);
           const unread = [...fresh.values()].filter((message) => !message.isRead && !message.deletedAt);
           const more = candidates.length === CHUNK;
           if (unread.length === 0) return { next: undefined, result: { changed: 0, more } };

@@ -1,4 +1,4 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
 import { type StoredConversation, withMessage } from '../conversations/state';
 import { NotFoundError, PreconditionFailedError } from '../errors';
@@ -13,7 +13,7 @@ import type { Message } from '../schemas/message';
 import type { Visitor } from '../schemas/visitor';
 import { assignmentEntry, auditWrite } from './audit';
 import { db, tableName } from './client';
-import { decodeCursor, encodeCursor } from './cursor';
+import { listConversations } from './conversation-listing';
 import { eventItem } from './events';
 import { keys } from './keys';
 import { newMessage, putMessage } from './messages';
@@ -27,8 +27,6 @@ export type ConversationAuthor =
   | { kind: 'visitor'; visitorId: string }
   | { kind: 'operator'; operatorId: string }
   | { kind: 'apiKey' };
-
-const MAX_QUERY_PAGES = 10;
 
 export const toConversation: (item: object) => Conversation = project(conversationSchema);
 
@@ -78,15 +76,6 @@ export function conversationLive(orgId: string, conversationId: string): Write {
     },
     onConditionFailed: () => new NotFoundError('Conversation not found'),
   };
-}
-
-/** The filters that decide which listing (index) a query reads; the rest filter on the way. */
-function chooseListing(orgId: string, query: ListConversationsQuery) {
-  const partitions = keys.conversationListPartition;
-  if (query.visitorId) return partitions.visitor(orgId, query.visitorId);
-  if (query.operatorId) return partitions.operator(orgId, query.operatorId);
-  if (query.status) return partitions.status(orgId, query.status);
-  return partitions.all(orgId);
 }
 
 export interface ConversationChange<T> {
@@ -263,92 +252,8 @@ export const conversations = {
     }
   },
 
-  /**
-   * Newest `lastMessageAt` first from the most selective listing; remaining filters apply on the
-   * way. Reads continue (bounded) until the page is full, so filtered pages are not spuriously short.
-   * `since` hides conversations outside the organization's history window in the key condition.
-   */
-  async list(orgId: string, query: ListConversationsQuery, since: string | undefined) {
-    const listing = chooseListing(orgId, query);
-    const queryId = JSON.stringify([
-      'conversations',
-      query.status,
-      query.operatorId,
-      query.visitorId,
-      query.priority,
-      query.tag,
-    ]);
-    let startKey = query.cursor ? decodeCursor(query.cursor, orgId, queryId) : undefined;
-    const pkName = `${listing.index}pk`;
-    const skName = `${listing.index}sk`;
-
-    const filters: string[] = [];
-    const names: Record<string, string> = { '#pk': pkName };
-    const values: Record<string, unknown> = { ':pk': listing.pk };
-    const addFilter = (field: keyof ListConversationsQuery, expression: string) => {
-      const value = query[field];
-      if (value === undefined || listing.index === indexOf(field)) return;
-      names[`#${field}`] = field === 'tag' ? 'tags' : field;
-      values[`:${field}`] = value;
-      filters.push(expression);
-    };
-    addFilter('status', '#status = :status');
-    addFilter('operatorId', '#operatorId = :operatorId');
-    addFilter('visitorId', '#visitorId = :visitorId');
-    addFilter('priority', '#priority = :priority');
-    addFilter('tag', 'contains(#tag, :tag)');
-    let keyCondition = '#pk = :pk';
-    if (since) {
-      names['#sk'] = skName;
-      values[':since'] = since;
-      keyCondition += ' AND #sk >= :since';
-    }
-
-    const data: Conversation[] = [];
-    let lastReturned: Record<string, unknown> | undefined;
-    let overflow = false;
-    for (let page = 0; page < MAX_QUERY_PAGES; page++) {
-      const result = await db.send(
-        new QueryCommand({
-          TableName: tableName,
-          IndexName: listing.index,
-          KeyConditionExpression: keyCondition,
-          ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-          ScanIndexForward: false,
-          // One more than the page tells whether another page exists without a further read.
-          Limit: filters.length ? Math.max(50, query.limit * 2) : query.limit + 1,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of result.Items ?? []) {
-        if (data.length === query.limit) {
-          overflow = true;
-          break;
-        }
-        data.push(toConversation(item));
-        lastReturned = item;
-      }
-      startKey = result.LastEvaluatedKey;
-      if (overflow || !startKey) break;
-    }
-    // After an overflow, resume right after the last item returned; otherwise where the reads
-    // stopped (everything before it was returned or filtered out).
-    const resumeAt =
-      overflow && lastReturned
-        ? {
-            pk: lastReturned.pk,
-            sk: lastReturned.sk,
-            [pkName]: lastReturned[pkName],
-            [skName]: lastReturned[skName],
-          }
-        : startKey;
-    const nextCursor = resumeAt ? encodeCursor(orgId, queryId, resumeAt) : null;
-    return { data, nextCursor };
+  /** Newest `lastMessageAt` first: see `listConversations`. */
+  list(orgId: string, query: ListConversationsQuery, since: string | undefined) {
+    return listConversations(orgId, query, since, toConversation);
   },
 };
-
-function indexOf(field: keyof ListConversationsQuery): string | undefined {
-  return { visitorId: 'gsi4', operatorId: 'gsi3', status: 'gsi2' }[field as string];
-}

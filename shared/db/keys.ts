@@ -89,7 +89,10 @@ export const keys = {
   conversationAuditPrefix: (category: AuditCategory) => `AUDIT#${category}#`,
   conversationPartition: (orgId: string, conversationId: string) => `${org(orgId)}#CONV#${conversationId}`,
 
-  /** The four conversation listings, all sorted by `<lastMessageAt>#<id>` (newest first when read backwards). */
+  /**
+   * A conversation's listing entries: by status and by operator sorted by `<lastMessageAt>#<id>`
+   * (newest first when read backwards), by visitor in creation order (see conversation-listing.ts).
+   */
   conversationIndexes: (c: {
     orgId: string;
     id: string;
@@ -100,18 +103,17 @@ export const keys = {
   }) => {
     const recency = `${c.lastMessageAt}#${c.id}`;
     return {
-      gsi1pk: `${org(c.orgId)}#CONVS`,
-      gsi1sk: recency,
+      // The whole organization is the four status partitions, read together (no fifth entry to move).
       gsi2pk: `${org(c.orgId)}#CONVS#STATUS#${c.status}`,
       gsi2sk: recency,
       // Sparse: unassigned conversations are simply absent from the operator index.
       ...(c.operatorId ? { gsi3pk: `${org(c.orgId)}#CONVS#OPERATOR#${c.operatorId}`, gsi3sk: recency } : {}),
+      // By creation: this entry does not move with every message (the listing sorts a visitor's few).
       gsi4pk: `${org(c.orgId)}#CONVS#VISITOR#${c.visitorId}`,
-      gsi4sk: recency,
+      gsi4sk: c.id,
     };
   },
   conversationListPartition: {
-    all: (orgId: string) => ({ index: 'gsi1', pk: `${org(orgId)}#CONVS` }) as const,
     status: (orgId: string, status: string) =>
       ({ index: 'gsi2', pk: `${org(orgId)}#CONVS#STATUS#${status}` }) as const,
     operator: (orgId: string, operatorId: string) =>

@@ -135,8 +135,11 @@ export const messages = {
     return { data, nextCursor };
   },
 
-  /** Unread visitor messages, oldest first, from the sparse index: exactly the ones to mark read. */
-  async unread(orgId: string, conversationId: string, limit: number): Promise<StoredMessage[]> {
+  /**
+   * Ids of unread visitor messages, oldest first, from the sparse index (keys only: the caller reads
+   * the messages themselves strongly, since the index trails the table).
+   */
+  async unreadIds(orgId: string, conversationId: string, limit: number): Promise<string[]> {
     const partition = keys.unreadMessagesPartition(orgId, conversationId);
     const { Items = [] } = await db.send(
       new QueryCommand({
@@ -147,7 +150,7 @@ export const messages = {
         Limit: limit,
       }),
     );
-    return Items.map(storedOf);
+    return Items.map((entry) => String(entry.gsi1sk));
   },
 
   /**

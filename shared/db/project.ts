@@ -53,6 +53,16 @@ export function projectorOf(schema: $ZodType): Projector {
     const inner = projectorOf(def.innerType);
     projector =
       inner === asIs ? asIs : (value) => (value === null || value === undefined ? value : inner(value));
+  } else if (def.type === 'record') {
+    // DynamoDB keeps no order in a map, and a value stored as JSON keeps its writer's: free-form
+    // maps (metadata, custom fields) read in key order, the same wherever they come from.
+    projector = (value) => {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+      const source = value as Record<string, unknown>;
+      const sorted: Record<string, unknown> = {};
+      for (const key of Object.keys(source).sort()) sorted[key] = source[key];
+      return sorted;
+    };
   } else if (def.type === 'array' && def.element) {
     const element = projectorOf(def.element);
     projector = element === asIs ? asIs : (value) => (Array.isArray(value) ? value.map(element) : value);

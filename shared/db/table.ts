@@ -8,11 +8,26 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 export const tableDefinition = {
   partitionKey: 'pk',
   sortKey: 'sk',
+  /**
+   * Indexes hold keys and the few attributes their listings filter or sort on, never whole items:
+   * an entry of ~200 bytes costs one write unit wherever it moves, and changing an attribute no
+   * index holds (title, metadata, counts…) costs no index write at all. Listings read the page's
+   * items by key afterwards (one BatchGetItem). See docs/data-model.md, "What the indexes hold".
+   */
   globalIndexes: [
-    { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
-    { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
-    { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk' },
-    { name: 'gsi4', partitionKey: 'gsi4pk', sortKey: 'gsi4sk' },
+    // Organizations by creation; a conversation's unread visitor messages.
+    { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: [] },
+    // Conversations by status, most recent message first (filters: priority, tag).
+    { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk', projection: ['priority', 'tags'] },
+    // Conversations of an operator, most recent message first (filters: status, priority, tag).
+    { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk', projection: ['status', 'priority', 'tags'] },
+    // Conversations of a visitor, by creation: a visitor has few, sorted by `lastMessageAt` when read.
+    {
+      name: 'gsi4',
+      partitionKey: 'gsi4pk',
+      sortKey: 'gsi4sk',
+      projection: ['lastMessageAt', 'status', 'operatorId', 'priority', 'tags'],
+    },
   ],
   /** Epoch seconds. DynamoDB deletes lazily (and DynamoDB Local never does): reads must also check it. */
   timeToLiveAttribute: 'expiresAt',
@@ -38,7 +53,9 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
         { AttributeName: index.partitionKey, KeyType: 'HASH' },
         { AttributeName: index.sortKey, KeyType: 'RANGE' },
       ],
-      Projection: { ProjectionType: 'ALL' },
+      Projection: index.projection.length
+        ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projection] }
+        : { ProjectionType: 'KEYS_ONLY' },
     })),
     StreamSpecification: { StreamEnabled: true, StreamViewType: tableDefinition.streamView },
   };

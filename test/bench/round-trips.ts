@@ -12,7 +12,21 @@ export const purposeLetter: Record<Purpose, string> = {
   route: 'H',
 };
 
+/** Capacity units DynamoDB Local reported (ReturnConsumedCapacity INDEXES), reads and writes apart. */
+export interface Capacity {
+  read: number;
+  write: number;
+  /** Write units by where they landed: `table` and each index by name. */
+  writeBy: Record<string, number>;
+  /** Read units by where they were read. */
+  readBy: Record<string, number>;
+}
+
 export interface Tally {
+  /** Capacity units of every command the request sent (all purposes). */
+  capacity: Capacity;
+  /** Round trips one after another: commands sent while another is in flight share its trip. */
+  trips: number;
   /** Commands sent (one round trip each unless retried). */
   sends: number;
   /** HTTP attempts, retries included: should equal `sends`. */
@@ -34,7 +48,7 @@ export interface Measured {
  * and read-state changes, whose cost scales with their ids) and `overhead` (other writes) no auth
  * or rate-limit trip.
  */
-export type TargetKind = 'read' | 'transaction' | 'bulk' | 'overhead';
+export type TargetKind = 'read' | 'listing' | 'transaction' | 'bulk' | 'overhead';
 
 export interface EndpointResult {
   /** `METHOD /path/template` of the route table. */
@@ -75,7 +89,7 @@ export interface Scenario {
    * Single-conversation writes (`transaction`) and bulk or read-state writes (`bulk`, judged on
    * overhead only); unset: `read` for GET, overhead only otherwise.
    */
-  target?: 'transaction' | 'bulk';
+  target?: 'transaction' | 'bulk' | 'listing';
   /**
    * Called once per attempt, before it is measured (and, cold, before the caches are cleared):
    * non-repeatable requests (revoke, unique e-mail) differ in their ids, and fixtures a request
@@ -85,6 +99,8 @@ export interface Scenario {
 }
 
 const emptyTally = (): Tally => ({
+  capacity: { read: 0, write: 0, writeBy: {}, readBy: {} },
+  trips: 0,
   sends: 0,
   attempts: 0,
   byPurpose: { auth: 0, rate: 0, idempotency: 0, route: 0 },
@@ -100,6 +116,43 @@ function backgroundWorker(stack: string): string | undefined {
   const worker = /functions[\\/]workers[\\/]([\w-]+)/.exec(stack)?.[1];
   if (worker) return worker;
   return /shared[\\/]db[\\/]purge/.test(stack) ? 'conversation-purge' : undefined;
+}
+
+const WRITES = new Set([
+  'PutItemCommand',
+  'UpdateItemCommand',
+  'DeleteItemCommand',
+  'BatchWriteItemCommand',
+  'TransactWriteItemsCommand',
+]);
+const REPORTS_CAPACITY = new Set([
+  ...WRITES,
+  'GetItemCommand',
+  'QueryCommand',
+  'ScanCommand',
+  'BatchGetItemCommand',
+  'TransactGetItemsCommand',
+]);
+
+interface ConsumedCapacity {
+  CapacityUnits?: number;
+  Table?: { CapacityUnits?: number };
+  GlobalSecondaryIndexes?: Record<string, { CapacityUnits?: number }>;
+}
+
+/** Adds a command's reported units to the request's, by table and index. */
+function addCapacity(capacity: Capacity, commandName: string, consumed: unknown): void {
+  const write = WRITES.has(commandName);
+  const by = write ? capacity.writeBy : capacity.readBy;
+  const reports = (Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) as ConsumedCapacity[];
+  for (const report of reports) {
+    const units = report.CapacityUnits ?? 0;
+    if (write) capacity.write += units;
+    else capacity.read += units;
+    by.table = (by.table ?? 0) + (report.Table?.CapacityUnits ?? 0);
+    for (const [index, part] of Object.entries(report.GlobalSecondaryIndexes ?? {}))
+      by[index] = (by[index] ?? 0) + (part.CapacityUnits ?? 0);
+  }
 }
 
 /** The synchronous stack of the SDK's first middleware: it names the sending code (tsx maps it to .ts). */
@@ -177,6 +230,8 @@ export async function measureRoundTrips(
   const { routeTable } = await import('../../functions/routes');
 
   let current: Tally | undefined;
+  /** Commands of the measured request in flight, for counting trips one after another. */
+  let inFlight = 0;
   let seen = 0;
   let background = 0;
   const backgroundByWorker = new Map<string, number>();
@@ -200,6 +255,23 @@ export async function measureRoundTrips(
         current.byPurpose[purpose] += 1;
         current.operations.push(operation);
         if (purpose === 'route') current.routeOperations.push(operation);
+        if (inFlight === 0) current.trips += 1;
+        inFlight += 1;
+        try {
+          if (!REPORTS_CAPACITY.has(name)) return await next(args);
+          // DynamoDB Local reports what AWS would bill, index writes included.
+          (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'INDEXES';
+          const tally = current;
+          const result = await next(args);
+          addCapacity(
+            tally.capacity,
+            name,
+            (result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity,
+          );
+          return result;
+        } finally {
+          inFlight -= 1;
+        }
       }
       return next(args);
     },
@@ -354,6 +426,7 @@ export async function measureRoundTrips(
     {
       route: 'GET /api/conversations',
       caller: 'apiKey',
+      target: 'listing',
       expectedStatus: 200,
       call: () => get('/api/conversations', demo.apiKey),
     },
@@ -361,6 +434,7 @@ export async function measureRoundTrips(
       route: 'GET /api/conversations',
       variant: 'status filter',
       caller: 'operator',
+      target: 'listing',
       expectedStatus: 200,
       call: () => get('/api/conversations?status=open&limit=5', demo.adminSession),
     },

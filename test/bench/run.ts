@@ -35,6 +35,8 @@ const TARGETS = {
   importRatio: 1.2,
   chainUs: 10,
   warmReadTrips: 1,
+  /** A listing: the index names the page (parallel Queries share a trip), one BatchGetItem reads it. */
+  listingTrips: 2,
   /** Single-conversation writes: the route's warm operations hold exactly this many transactions. */
   warmWriteTransactions: 1,
   /** `signatureHeader`, one secret, ~1 KB body: mean µs per delivery. */
@@ -371,6 +373,14 @@ function judge(result: EndpointResult): { ok: boolean; target: string; why: stri
   if (warmTrip.attempts !== warmTrip.sends)
     return { ok: false, target: '', why: `${warmTrip.attempts - warmTrip.sends} retried attempts` };
   const overhead = warmTrip.byPurpose.auth + warmTrip.byPurpose.rate;
+  if (result.target === 'listing') {
+    const ok = warmTrip.trips <= TARGETS.listingTrips && overhead === 0;
+    return {
+      ok,
+      target: `≤ ${TARGETS.listingTrips} trips, A0`,
+      why: ok ? '' : `${warmTrip.trips} trips one after another`,
+    };
+  }
   if (result.target === 'read') {
     const ok = warmTrip.sends <= TARGETS.warmReadTrips && overhead === 0;
     return {
@@ -437,6 +447,69 @@ if (trips) {
 } else {
   console.log(`  ${MISS} not measured: ${tripsError}`);
   verdicts.push({ what: 'round trips', ok: false, detail: tripsError ?? 'failed' });
+}
+
+section('4b. DynamoDB capacity units per request, warm (DynamoDB Local, ReturnConsumedCapacity INDEXES)');
+/**
+ * Issue 14's goals: write units of the conversation changes (table and indexes together, every
+ * caller; the route is enough to name them: the worst variant must meet it).
+ */
+const WRITE_UNIT_GOALS: Record<string, number> = {
+  'POST /api/conversations/{id}/messages': 20,
+  'POST /api/conversations': 14,
+  'PATCH /api/conversations/{id}': 12,
+  'PATCH /api/conversations/{id}/locale': 12,
+  'PUT /api/conversations/{id}/follow-up': 12,
+  'DELETE /api/conversations/{id}/snooze': 12,
+  'POST /api/conversations/{id}/snooze': 14,
+  'PATCH /api/conversations/{id}/messages/{messageId}': 12,
+};
+const units = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(1));
+if (trips) {
+  const indexes = [
+    ...new Set(
+      trips.results.flatMap((result) =>
+        Object.keys(result.warm?.tally.capacity.writeBy ?? {}).filter((where) => where !== 'table'),
+      ),
+    ),
+  ].sort();
+  const rows = trips.results.flatMap((result) => {
+    const capacity = result.warm?.tally.capacity;
+    if (!capacity || (capacity.write === 0 && capacity.read === 0)) return [];
+    const label = `${result.route}${result.variant ? ` [${result.variant}]` : ''}`;
+    // The goals are the change itself; an Idempotency-Key adds its record (claim and completion).
+    const goal = result.variant.includes('Idempotency') ? undefined : WRITE_UNIT_GOALS[result.route];
+    const ok = goal === undefined || capacity.write <= goal;
+    if (goal !== undefined)
+      verdicts.push({
+        what: `write units ${label} (${result.caller})`,
+        ok,
+        detail: `${units(capacity.write)} (table ${units(capacity.writeBy.table ?? 0)}, indexes ${units(capacity.write - (capacity.writeBy.table ?? 0))}; goal ≤ ${goal})`,
+      });
+    return [
+      [
+        label,
+        result.caller,
+        units(capacity.write),
+        units(capacity.writeBy.table ?? 0),
+        ...indexes.map((index) => units(capacity.writeBy[index] ?? 0)),
+        units(capacity.read),
+        goal === undefined ? '' : `≤ ${goal} ${mark(ok)}`,
+      ],
+    ];
+  });
+  console.log(
+    table(
+      ['endpoint', 'caller', '>WCU', '>table', ...indexes.map((index) => `>${index}`), '>RCU', 'goal (WCU)'],
+      rows,
+    ),
+  );
+  console.log(
+    '  every command of the request counted (auth, rate limit, idempotency, route); transactions cost double;' +
+      ' DynamoDB Local charges nothing for a ConditionCheck inside a transaction',
+  );
+} else {
+  console.log(`  ${MISS} not measured: ${tripsError}`);
 }
 
 section(

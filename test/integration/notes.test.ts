@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { toDomainEvent } from '../../shared/db/events';
 import { keys } from '../../shared/db/keys';
 import {
   type ApiResponse,
@@ -140,9 +141,9 @@ describe('writing and listing notes', () => {
       expect(listed.body).toEqual({ data: [byAdmin.body, byKey.body, byOperator.body] });
     }
 
-    const [event] = (await partition(keys.eventsPartition(tenant.orgId), keys.eventPrefix)).filter(
-      (item) => item.type === 'note.created' && (item.data as Note).id === byOperator.body.id,
-    );
+    const [event] = (await partition(keys.eventsPartition(tenant.orgId), keys.eventPrefix))
+      .map(toDomainEvent)
+      .filter((item) => item.type === 'note.created' && (item.data as Note).id === byOperator.body.id);
     expect(event?.data).toEqual(byOperator.body);
   });
 
@@ -262,9 +263,9 @@ describe('deleting notes', () => {
       noteId: note.id,
       actor: { type: 'operator', id: tenant.operatorId },
     });
-    const events = (await partition(keys.eventsPartition(tenant.orgId), keys.eventPrefix)).filter(
-      (item) => item.type === 'note.deleted' && (item.data as { id: string }).id === note.id,
-    );
+    const events = (await partition(keys.eventsPartition(tenant.orgId), keys.eventPrefix))
+      .map(toDomainEvent)
+      .filter((item) => item.type === 'note.deleted' && (item.data as { id: string }).id === note.id);
     expect(events).toHaveLength(1);
     expect(events[0]?.data).toMatchObject({
       id: note.id,

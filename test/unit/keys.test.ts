@@ -29,14 +29,12 @@ function partitionKeysOf(orgId: string): string[] {
     lastMessageAt: '2026-11-21T10:00:00.000Z',
   });
   const listings = [
-    keys.conversationListPartition.all(orgId),
     keys.conversationListPartition.status(orgId, 'open'),
     keys.conversationListPartition.operator(orgId, id),
     keys.conversationListPartition.visitor(orgId, id),
   ];
   return [
     ...itemKeys.map((key) => key.pk),
-    indexes.gsi1pk,
     indexes.gsi2pk,
     indexes.gsi3pk ?? 'missing gsi3pk',
     indexes.gsi4pk,
@@ -63,7 +61,7 @@ describe('keys', () => {
     const partitionKeys = partitionKeysOf(orgId);
 
     // Assess
-    expect(partitionKeys).toHaveLength(20);
+    expect(partitionKeys).toHaveLength(18);
     for (const pk of partitionKeys) {
       expect(pk === `ORG#${orgId}` || pk.startsWith(`ORG#${orgId}#`), pk).toBe(true);
     }
@@ -116,7 +114,7 @@ describe('keys', () => {
     // Assess
     expect(indexes).not.toHaveProperty('gsi3pk');
     expect(indexes).not.toHaveProperty('gsi3sk');
-    expect(indexes).toHaveProperty('gsi1pk');
+    expect(indexes).not.toHaveProperty('gsi1pk');
     expect(indexes).toHaveProperty('gsi2pk');
     expect(indexes).toHaveProperty('gsi4pk');
   });
@@ -129,7 +127,6 @@ describe('keys', () => {
     const indexes = keys.conversationIndexes(c);
 
     // Assess
-    expect(indexes.gsi1pk).toBe(keys.conversationListPartition.all(c.orgId).pk);
     expect(indexes.gsi2pk).toBe(keys.conversationListPartition.status(c.orgId, 'pending').pk);
     expect(indexes.gsi3pk).toBe(keys.conversationListPartition.operator(c.orgId, c.operatorId ?? '').pk);
     expect(indexes.gsi4pk).toBe(keys.conversationListPartition.visitor(c.orgId, c.visitorId).pk);
@@ -152,7 +149,7 @@ describe('keys', () => {
 
         // Act: DynamoDB orders a sort key by its UTF-8 bytes, i.e. plain string order for ASCII.
         const bySortKey = conversations
-          .map((c) => ({ c, sk: keys.conversationIndexes(c).gsi1sk }))
+          .map((c) => ({ c, sk: keys.conversationIndexes(c).gsi2sk }))
           .sort((a, b) => (a.sk < b.sk ? -1 : a.sk > b.sk ? 1 : 0))
           .map(({ c }) => Date.parse(c.lastMessageAt));
 
@@ -162,12 +159,19 @@ describe('keys', () => {
     );
   });
 
-  it('uses the same recency sort key on every listing of a conversation', () => {
-    // Act
-    const indexes = keys.conversationIndexes(conversation({ operatorId: uuidv7() }));
+  it('moves the status and operator entries with each message, never the visitor entry', () => {
+    // Prepare
+    const before = conversation({ operatorId: uuidv7() });
+    const after = { ...before, lastMessageAt: '2026-11-21T10:05:00.000Z' };
 
-    // Assess
-    expect(new Set([indexes.gsi1sk, indexes.gsi2sk, indexes.gsi3sk, indexes.gsi4sk]).size).toBe(1);
+    // Act
+    const [was, now] = [keys.conversationIndexes(before), keys.conversationIndexes(after)];
+
+    // Assess: recency keys on the status and operator listings; the visitor's by creation (its id).
+    expect(now.gsi2sk).toBe(now.gsi3sk);
+    expect(now.gsi2sk > (was.gsi2sk ?? '')).toBe(true);
+    expect(now.gsi4sk).toBe(was.gsi4sk);
+    expect(now.gsi4sk).toBe(before.id);
   });
 
   it('sorts messages of a conversation by their UUIDv7 id, i.e. by creation time', () => {
