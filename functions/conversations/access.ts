@@ -1,6 +1,8 @@
 import type { OrgCaller } from '../../shared/auth/caller';
 import { clock } from '../../shared/clock';
-import { conversations, type StoredConversation } from '../../shared/db/conversations';
+import { batchGet } from '../../shared/db/batch';
+import { conversations, type StoredConversation, storedConversationOf } from '../../shared/db/conversations';
+import { type Key, keys } from '../../shared/db/keys';
 import { ForbiddenError, NotFoundError } from '../../shared/errors';
 import type { Organization } from '../../shared/schemas/organization';
 
@@ -30,6 +32,25 @@ export function accessRules(caller: OrgCaller, organization: Organization) {
       });
     }
   };
+}
+
+/**
+ * Reads a conversation and one item of its partition (a message) in one strongly consistent
+ * BatchGetItem, then applies the access rules: one request for a read of one child.
+ */
+export async function loadConversationWith(
+  caller: OrgCaller,
+  organization: Organization,
+  id: string,
+  child: Key,
+): Promise<{ conversation: StoredConversation; child: Record<string, unknown> | undefined }> {
+  const conversationKey = keys.conversation(caller.orgId, id);
+  const items = await batchGet([conversationKey, child], { consistent: true });
+  const stored = items.find((item) => item.sk === conversationKey.sk);
+  if (!stored || stored.deletedAt) throw new NotFoundError('Conversation not found');
+  const conversation = storedConversationOf(stored);
+  accessRules(caller, organization)(conversation);
+  return { conversation, child: items.find((item) => item.sk === child.sk) };
 }
 
 /** Reads a conversation for a caller: one GetItem, then the access rules. */

@@ -12,7 +12,7 @@ import { ok, route } from '../../shared/http/route';
 import { sanitizeText, searchVectorOf } from '../../shared/sanitize/text';
 import { ids, replyExample } from '../../shared/schemas/examples';
 import { editMessageBody, message, messageParams, revisions } from '../../shared/schemas/message';
-import { loadConversation } from './access';
+import { loadConversation, loadConversationWith } from './access';
 
 export const EDIT_WINDOW_MS = 5 * 60_000;
 const KEPT_REVISIONS = 20;
@@ -191,13 +191,17 @@ export const listRevisions = route({
     },
   },
   handle: async ({ caller, organization, params }) => {
-    // In parallel: the access rules need the conversation, the answer comes from its partition.
-    const [, current, edits] = await Promise.all([
-      loadConversation(caller, organization, params.id),
-      messages.get(caller.orgId, params.id, params.messageId),
+    // One trip: the conversation (access rules) and the message in one BatchGetItem, the edits beside.
+    const [{ child: current }, edits] = await Promise.all([
+      loadConversationWith(
+        caller,
+        organization,
+        params.id,
+        keys.message(caller.orgId, params.id, params.messageId),
+      ),
       messages.revisions(caller.orgId, params.id, params.messageId),
     ]);
     if (!current) throw new NotFoundError('Message not found');
-    return ok({ messageId: current.id, edits });
+    return ok({ messageId: params.messageId, edits });
   },
 });

@@ -1,10 +1,11 @@
+import { keys } from '../../shared/db/keys';
 import { messages, toMessage } from '../../shared/db/messages';
 import { NotFoundError } from '../../shared/errors';
 import { ok, route } from '../../shared/http/route';
 import { idParams } from '../../shared/schemas/common';
 import { messageExample, replyExample } from '../../shared/schemas/examples';
 import { listMessagesQuery, message, messagePage, messageParams } from '../../shared/schemas/message';
-import { loadConversation } from './access';
+import { loadConversation, loadConversationWith } from './access';
 
 export const listMessages = route({
   method: 'GET',
@@ -44,11 +45,13 @@ export const getMessage = route({
   errors: [404],
   examples: { response: messageExample },
   handle: async ({ caller, organization, params }) => {
-    const [, found] = await Promise.all([
-      loadConversation(caller, organization, params.id),
-      messages.get(caller.orgId, params.id, params.messageId),
-    ]);
-    if (!found) throw new NotFoundError('Message not found');
-    return ok(toMessage(found));
+    const { child } = await loadConversationWith(
+      caller,
+      organization,
+      params.id,
+      keys.message(caller.orgId, params.id, params.messageId),
+    );
+    if (!child) throw new NotFoundError('Message not found');
+    return ok(toMessage(child));
   },
 });
