@@ -153,3 +153,22 @@ export interface WebhookDeliveryResult {
   throughput?: ThroughputResult;
   throughputError?: string;
 }
+
+/** Phase 6: concurrent writers on one conversation, one level of concurrency. */
+export interface ContentionLevel {
+  writers: number;
+  requests: number;
+  /** Count of answers by HTTP status. */
+  statuses: Record<string, number>;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  /** 503 answers that came without `Retry-After` (the contract requires it). */
+  unavailableWithoutRetryAfter: number;
+}
+
+export interface ContentionResult {
+  levels: ContentionLevel[];
+  /** The fewest writers at which a 503 appeared, or null. */
+  firstUnavailableAt: number | null;
+}
