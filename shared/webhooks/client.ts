@@ -1,15 +1,19 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
 import { isIP } from 'node:net';
-import { Agent, buildConnector, request } from 'undici';
+import type { Duplex } from 'node:stream';
 import { checkTargetUrl, type HostLookup, isPublicAddress, resolvePublic, systemLookup } from './targets';
 
 /**
- * Webhook delivery over HTTP. The target check at create time is not enough: DNS can answer a public
- * address then and 127.0.0.1 now (rebinding), so the address check runs again inside the socket's
- * own DNS lookup on every connection, on the very address connected to. Node's global fetch ignores
- * custom agents, hence undici `request` with our own Agent. IP-literal hosts never reach a lookup
- * hook, so the connector checks those itself. Redirects are never followed: a 3xx is a failure,
- * otherwise a public endpoint could bounce us to the metadata service.
+ * Webhook delivery over HTTP, with Node's own `https`/`http` clients (no dependency). The target
+ * check at create time is not enough: DNS can answer a public address then and 127.0.0.1 now
+ * (rebinding), so the address check runs again inside the socket's own DNS lookup on every
+ * connection, on the very addresses connected to (the guarded agent's `lookup`, which request
+ * options cannot override: an agent's options win over a request's). IP-literal hosts never reach
+ * a lookup, so the guarded agent checks those itself before opening a socket. Redirects are never
+ * followed (Node's client has no redirect support at all): a 3xx is a failure, otherwise a public
+ * endpoint could bounce us to the metadata service.
  */
 
 export interface WebhookRequest {
@@ -36,6 +40,14 @@ export interface WebhookClient {
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 const MAX_ERROR_LENGTH = 500;
+/**
+ * Response bytes read at most. The body is never kept; it is read to its end so the connection can
+ * be reused, but a receiver answering more than this loses its connection instead (the status is
+ * already known, so the result is the same). The deadline bounds the time, this the bytes.
+ */
+const MAX_RESPONSE_BYTES = 64 * 1024;
+/** Idle pooled connections are closed after this (undici's default keep-alive timeout). */
+const IDLE_SOCKET_MS = 4_000;
 /** Our own code on the refusal, so it is told apart from the resolver's errors in `describeError`. */
 const NON_PUBLIC_CODE = 'ERR_WEBHOOK_NON_PUBLIC_ADDRESS';
 
@@ -82,17 +94,28 @@ function guardedLookup(lookup: HostLookup) {
   };
 }
 
-function guardedAgent(lookup: HostLookup): Agent {
-  const connect = buildConnector({ lookup: guardedLookup(lookup) });
-  return new Agent({
-    connect(options, callback) {
-      if (isIP(options.hostname) !== 0 && !isPublicAddress(options.hostname)) {
-        callback(new NonPublicAddressError(options.hostname), null);
-        return;
-      }
-      connect(options, callback);
-    },
-  });
+type ConnectCallback = (error: Error | null, socket: Duplex) => void;
+
+/**
+ * HTTPS only, every address checked: names through the guarded lookup, IP literals (which skip any
+ * lookup) here, before a socket exists. A refusal fails the request with NonPublicAddressError.
+ */
+class GuardedAgent extends HttpsAgent {
+  constructor(lookup: HostLookup) {
+    super({ keepAlive: true, timeout: IDLE_SOCKET_MS, lookup: guardedLookup(lookup) });
+  }
+
+  override createConnection(options: RequestOptions, callback?: ConnectCallback): Duplex | null | undefined {
+    const host = options.host ?? options.hostname ?? '';
+    if (isIP(host) !== 0 && !isPublicAddress(host)) {
+      const refusal = new NonPublicAddressError(host);
+      if (!callback) throw refusal;
+      // No socket: the agent hands the error to the request, which fails with it.
+      (callback as (error: Error) => void)(refusal);
+      return undefined;
+    }
+    return super.createConnection(options, callback);
+  }
 }
 
 function errorCode(error: unknown): string | undefined {
@@ -112,26 +135,65 @@ function describeError(error: unknown): string {
     case 'EAI_AGAIN':
       return 'unresolvable';
     case 'ETIMEDOUT':
-    case 'UND_ERR_CONNECT_TIMEOUT':
-    case 'UND_ERR_HEADERS_TIMEOUT':
-    case 'UND_ERR_BODY_TIMEOUT':
       return 'timeout';
     case 'ECONNRESET':
-    case 'UND_ERR_SOCKET':
+    case 'EPIPE':
       return 'connection_closed';
   }
   const message = error instanceof Error ? error.message : String(error);
   return code ? `${code}: ${message}` : message || 'request_failed';
 }
 
+/** Sends the POST; resolves with the response once its head has arrived. */
+function send(
+  url: URL,
+  input: WebhookRequest,
+  agent: HttpAgent,
+  signal: AbortSignal,
+): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(
+      url,
+      {
+        method: 'POST',
+        headers: { ...input.headers, 'content-length': Buffer.byteLength(input.body) },
+        agent,
+        signal,
+      },
+      resolve,
+    );
+    request.once('error', reject);
+    request.end(input.body);
+  });
+}
+
+/**
+ * Reads the response to its end without keeping it (so the connection can be reused), at most
+ * MAX_RESPONSE_BYTES (then the connection is dropped); the deadline aborts a slow one.
+ */
+async function drain(response: IncomingMessage, deadline: AbortSignal): Promise<void> {
+  const abort = () => response.destroy(deadline.reason as Error);
+  deadline.addEventListener('abort', abort, { once: true });
+  try {
+    let read = 0;
+    for await (const chunk of response) {
+      read += (chunk as Buffer).length;
+      if (read > MAX_RESPONSE_BYTES) break; // leaving the loop destroys the response and its socket
+    }
+  } finally {
+    deadline.removeEventListener('abort', abort);
+  }
+}
+
 /**
  * A client with its own connection pools. `lookup` replaces the system resolver (tests, or a
- * resolver with its own cache); allow-listed targets go through a separate, unchecked pool so an
+ * resolver with its own cache); allow-listed targets go through separate, unchecked pools so an
  * allow-list never weakens the guarded one.
  */
 export function createWebhookClient(options: { lookup?: HostLookup } = {}): WebhookClient {
-  const guarded = guardedAgent(options.lookup ?? systemLookup);
-  const open = new Agent();
+  const guarded = new GuardedAgent(options.lookup ?? systemLookup);
+  const openHttp = new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS });
+  const openHttps = new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS });
 
   async function post(input: WebhookRequest): Promise<WebhookResult> {
     const started = performance.now();
@@ -144,26 +206,18 @@ export function createWebhookClient(options: { lookup?: HostLookup } = {}): Webh
 
     const target = checkTargetUrl(input.url, input.allowed);
     if (!target.ok) return finish(null, target.reason);
+    const agent = !target.allowedOverride ? guarded : target.url.protocol === 'https:' ? openHttps : openHttp;
 
     const timeoutMs = input.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(new Error('timeout')), timeoutMs);
     let status: number | null = null;
     try {
-      const response = await request(target.url, {
-        method: 'POST',
-        headers: input.headers,
-        body: input.body,
-        dispatcher: target.allowedOverride ? open : guarded,
-        signal: deadline.signal,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-      });
-      status = response.statusCode;
-      // Read to the end (never buffered) so the connection can be reused; the deadline bounds it.
-      for await (const _chunk of response.body);
-      if (status >= 200 && status < 300) return finish(status, null);
-      if (status >= 300 && status < 400) return finish(status, 'redirect_not_followed');
+      const response = await send(target.url, input, agent, deadline.signal);
+      status = response.statusCode ?? null;
+      await drain(response, deadline.signal);
+      if (status !== null && status >= 200 && status < 300) return finish(status, null);
+      if (status !== null && status >= 300 && status < 400) return finish(status, 'redirect_not_followed');
       return finish(status, `http_${status}`);
     } catch (error) {
       return finish(status, deadline.signal.aborted ? 'timeout' : describeError(error));
@@ -175,7 +229,9 @@ export function createWebhookClient(options: { lookup?: HostLookup } = {}): Webh
   return {
     post,
     async close() {
-      await Promise.all([guarded.close(), open.close()]);
+      guarded.destroy();
+      openHttp.destroy();
+      openHttps.destroy();
     },
   };
 }

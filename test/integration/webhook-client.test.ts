@@ -1,6 +1,5 @@
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, Socket } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createWebhookClient, postWebhook } from '../../shared/webhooks/client';
@@ -55,12 +54,22 @@ const reply =
     response.end('{"received":true}');
   };
 
-/** Every host undici is about to open a socket to, from its own diagnostics channel. */
+/**
+ * Every host:port the process opens a TCP socket to (plain or TLS: both go through
+ * `net.Socket#connect`), whatever client library made it.
+ */
 const connectAttempts: string[] = [];
-const onBeforeConnect = (message: unknown): void => {
-  const params = (message as { connectParams?: { hostname?: string; port?: string } }).connectParams;
-  connectAttempts.push(`${params?.hostname}:${params?.port}`);
-};
+const originalConnect = Socket.prototype.connect;
+function recordingConnect(this: Socket, ...args: unknown[]): Socket {
+  // net.connect/tls.connect pass their normalized arguments as one array: [options, callback].
+  const [first, second] = Array.isArray(args[0]) ? (args[0] as unknown[]) : args;
+  const target =
+    typeof first === 'object' && first !== null
+      ? (first as { host?: string; port?: number | string })
+      : { port: first as number | string, host: typeof second === 'string' ? second : undefined };
+  connectAttempts.push(`${target.host}:${target.port}`);
+  return (originalConnect as (...rest: unknown[]) => Socket).apply(this, args);
+}
 
 const secret = generateSecret();
 const signed = () => {
@@ -79,11 +88,11 @@ async function receiver(handler: Handler): Promise<Receiver> {
 
 beforeEach(() => {
   connectAttempts.length = 0;
-  subscribe('undici:client:beforeConnect', onBeforeConnect);
+  Socket.prototype.connect = recordingConnect as typeof Socket.prototype.connect;
 });
 
 afterEach(async () => {
-  unsubscribe('undici:client:beforeConnect', onBeforeConnect);
+  Socket.prototype.connect = originalConnect;
   await Promise.all(receivers.splice(0).map((started) => started.close()));
 });
 
@@ -285,5 +294,122 @@ describe('webhook client SSRF guard', () => {
 
     expect(result).toMatchObject({ ok: false, status: null, error: 'non_public_address' });
     expect(target.connections).toBe(0);
+  });
+});
+
+describe('webhook client connections and bounds', () => {
+  it('reuses one connection for consecutive deliveries to the same endpoint', async () => {
+    const target = await receiver(reply(200));
+    const allowed = parseAllowedTargets(target.hostPort);
+
+    for (let i = 0; i < 3; i++) {
+      const { body, headers } = signed();
+      const result = await client.post({ url: `http://${target.hostPort}/`, headers, body, allowed });
+      expect(result).toMatchObject({ ok: true, status: 200 });
+    }
+
+    expect(target.requests).toHaveLength(3);
+    expect(target.connections).toBe(1);
+  });
+
+  it('stops reading an endless response body without waiting for the timeout', async () => {
+    // Prepare: a 200 whose body never ends
+    const target = await receiver((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/octet-stream' });
+      const chunk = Buffer.alloc(16 * 1024, 0x61);
+      const pump = () => {
+        while (!response.destroyed && response.write(chunk));
+        if (!response.destroyed) response.once('drain', pump);
+      };
+      pump();
+    });
+    const { body, headers } = signed();
+
+    // Act
+    const result = await client.post({
+      url: `http://${target.hostPort}/`,
+      headers,
+      body,
+      timeoutMs: 5_000,
+      allowed: parseAllowedTargets(target.hostPort),
+    });
+
+    // Assess: the status decides, and the read ended long before the deadline
+    expect(result).toMatchObject({ ok: true, status: 200, error: null });
+    expect(result.durationMs).toBeLessThan(2_000);
+  });
+
+  it('times out a response body that trickles past the deadline, keeping its status', async () => {
+    const target = await receiver((_request, response) => {
+      response.writeHead(200);
+      const timer = setInterval(() => response.write('.'), 50);
+      response.on('close', () => clearInterval(timer));
+    });
+    const { body, headers } = signed();
+
+    const result = await client.post({
+      url: `http://${target.hostPort}/`,
+      headers,
+      body,
+      timeoutMs: 300,
+      allowed: parseAllowedTargets(target.hostPort),
+    });
+
+    expect(result).toMatchObject({ ok: false, status: 200, error: 'timeout' });
+    expect(result.durationMs).toBeLessThan(1_500);
+  });
+
+  it.each([
+    ['IPv4-mapped loopback', ['::ffff:127.0.0.1']],
+    ['the metadata service', ['169.254.169.254']],
+    ['IPv6 loopback', ['::1']],
+  ])('refuses a name resolving to %s at connect time, and stays usable', async (_what, addresses) => {
+    // Prepare
+    const target = await receiver(reply(200));
+    const lookup: HostLookup = async () => addresses;
+    const guarded = createWebhookClient({ lookup });
+    const { body, headers } = signed();
+
+    try {
+      // Act
+      const refused = await guarded.post({
+        url: `https://internal.test:${target.port}/`,
+        headers,
+        body,
+        allowed: new Set(),
+      });
+      const connectionsWhenRefused = target.connections;
+      const allowedAfter = await guarded.post({
+        url: `http://${target.hostPort}/`,
+        headers,
+        body,
+        allowed: parseAllowedTargets(target.hostPort),
+      });
+
+      // Assess
+      expect(refused).toMatchObject({ ok: false, status: null, error: 'non_public_address' });
+      expect(connectionsWhenRefused).toBe(0);
+      expect(allowedAfter).toMatchObject({ ok: true, status: 200 });
+      expect(target.requests).toHaveLength(1);
+    } finally {
+      await guarded.close();
+    }
+  });
+
+  it('reports a name that does not resolve as unresolvable', async () => {
+    const lookup: HostLookup = async (host) => {
+      throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+    };
+    const { body, headers } = signed();
+
+    const result = await postWebhook({
+      url: 'https://nowhere.test/',
+      headers,
+      body,
+      allowed: new Set(),
+      lookup,
+    });
+
+    expect(result).toMatchObject({ ok: false, status: null, error: 'unresolvable' });
   });
 });
