@@ -21,8 +21,14 @@ const STACK = 'ConversationService';
 /** The local stack's default, in the form WEBHOOK_SECRETS_KEY takes (base64 of 32 bytes). */
 const DEVELOPMENT_WEBHOOK_KEY = Buffer.from('local-development-webhook-key-32', 'utf8').toString('base64');
 
-/** Read by the functions locally, absent from the deployed template. */
+/**
+ * Declared on every function of the SAM copy (where the template does not already): the variables
+ * read locally and absent from the deployed template, and the ones the env file always sets.
+ */
 const LOCAL_ONLY = [
+  'TABLE_NAME',
+  'CURSOR_SIGNING_KEY',
+  'PLATFORM_ADMIN_TOKEN_SHA256',
   'AWS_ENDPOINT_URL_DYNAMODB',
   'AWS_ENDPOINT_URL_SQS',
   'AWS_ENDPOINT_URL_S3',
