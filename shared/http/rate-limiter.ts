@@ -38,7 +38,6 @@ export class RateLimiter {
   async take(orgId: string | undefined, credentialId: string): Promise<RateDecision> {
     const now = clock.nowMs();
     const windowStartMs = now - (now % WINDOW_MS);
-    const resetSeconds = Math.max(1, Math.ceil((windowStartMs + WINDOW_MS - now) / 1000));
     const lease = this.currentLease(credentialId, windowStartMs);
     while (lease.available === 0 && !lease.exhausted) {
       lease.refilling ??= this.refill(lease, orgId, credentialId).finally(() => {
@@ -46,6 +45,25 @@ export class RateLimiter {
       });
       await lease.refilling;
     }
+    return this.decide(lease, now, windowStartMs);
+  }
+
+  /**
+   * `take` without waiting: the decision when this instance's lease can answer it now (quota left,
+   * or the window known to be exhausted), else undefined and nothing taken (call `take`).
+   */
+  takeNow(credentialId: string): RateDecision | undefined {
+    const now = clock.nowMs();
+    const windowStartMs = now - (now % WINDOW_MS);
+    const lease = this.leases.get(credentialId);
+    if (!lease || lease.windowStartMs !== windowStartMs || (lease.available === 0 && !lease.exhausted)) {
+      return undefined;
+    }
+    return this.decide(lease, now, windowStartMs);
+  }
+
+  private decide(lease: Lease, now: number, windowStartMs: number): RateDecision {
+    const resetSeconds = Math.max(1, Math.ceil((windowStartMs + WINDOW_MS - now) / 1000));
     if (lease.available === 0) return { allowed: false, limit: this.limit, remaining: 0, resetSeconds };
     lease.available -= 1;
     const remaining = Math.max(0, this.limit - lease.sharedUsed + lease.available);

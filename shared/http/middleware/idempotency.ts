@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import type { OrgCaller } from '../../auth/caller';
 import { idempotency as records } from '../../db/idempotency';
 import { ConflictError, ValidationError } from '../../errors';
 import type { HttpMiddleware, HttpRequest } from '../context';
@@ -14,64 +16,76 @@ interface Pending {
 
 const pendingByRequest = new WeakMap<object, Pending>();
 
+async function claim(request: HttpRequest, key: string, caller: OrgCaller): Promise<void> {
+  if (!KEY_PATTERN.test(key)) {
+    throw ValidationError.field(
+      'Idempotency-Key',
+      'Idempotency-Key must be 1 to 255 visible ASCII characters',
+    );
+  }
+  const fingerprint = createHash('sha256')
+    .update(
+      `${request.event.httpMethod} ${request.event.path}\n${caller.credentialId}\n${request.event.body ?? ''}`,
+    )
+    .digest('base64url');
+  const claimed = await records.claim(caller.orgId, key, fingerprint);
+  if (claimed.outcome === 'mismatch') {
+    throw new ConflictError('This Idempotency-Key was already used with another request', {
+      reason: 'idempotency_key_reused',
+    });
+  }
+  if (claimed.outcome === 'in_progress') {
+    throw new ConflictError('A request with this Idempotency-Key is still in progress', {
+      reason: 'idempotency_in_progress',
+    });
+  }
+  if (claimed.outcome === 'replay') {
+    request.context.state.replay = {
+      ...claimed.response,
+      headers: { ...claimed.response.headers, [REPLAY_HEADER]: 'true' },
+    };
+    return;
+  }
+  pendingByRequest.set(request, { orgId: caller.orgId, key, fingerprint });
+}
+
+async function complete(pending: Pending, response: APIGatewayProxyResult): Promise<void> {
+  if (response.statusCode >= 500) {
+    await records.release(pending.orgId, pending.key);
+    return;
+  }
+  const headers = Object.fromEntries(
+    Object.entries(response.headers ?? {}).filter(([, value]) => typeof value === 'string'),
+  ) as Record<string, string>;
+  await records.complete(pending.orgId, pending.key, pending.fingerprint, {
+    statusCode: response.statusCode,
+    headers,
+    body: response.body,
+  });
+}
+
 /**
  * `Idempotency-Key` on a POST: the first answer the handler returns is kept 24 h and replayed byte
  * for byte with `Idempotent-Replayed: true`; the same key with another method, path or body is 409.
- * An error releases the key, so a corrected or retried request runs again.
+ * An error releases the key, so a corrected or retried request runs again. Requests without a key
+ * pass synchronously.
  */
 export const idempotency = (): HttpMiddleware => ({
-  before: async (request) => {
+  before: (request) => {
     const { state } = request.context;
     const key = state.headers['idempotency-key'];
     const caller = state.caller;
     if (request.event.httpMethod !== 'POST' || key === undefined || !caller || !('orgId' in caller)) return;
-    if (!KEY_PATTERN.test(key)) {
-      throw ValidationError.field(
-        'Idempotency-Key',
-        'Idempotency-Key must be 1 to 255 visible ASCII characters',
-      );
-    }
-    const fingerprint = createHash('sha256')
-      .update(
-        `${request.event.httpMethod} ${request.event.path}\n${caller.credentialId}\n${request.event.body ?? ''}`,
-      )
-      .digest('base64url');
-    const claim = await records.claim(caller.orgId, key, fingerprint);
-    if (claim.outcome === 'mismatch') {
-      throw new ConflictError('This Idempotency-Key was already used with another request', {
-        reason: 'idempotency_key_reused',
-      });
-    }
-    if (claim.outcome === 'in_progress') {
-      throw new ConflictError('A request with this Idempotency-Key is still in progress', {
-        reason: 'idempotency_in_progress',
-      });
-    }
-    if (claim.outcome === 'replay') {
-      state.replay = { ...claim.response, headers: { ...claim.response.headers, [REPLAY_HEADER]: 'true' } };
-      return;
-    }
-    pendingByRequest.set(request, { orgId: caller.orgId, key, fingerprint });
+    return claim(request, key, caller);
   },
-  after: async (request) => {
+  after: (request) => {
     const pending = pendingByRequest.get(request);
     const response = request.response;
     if (!pending || !response) return;
-    if (response.statusCode >= 500) {
-      await records.release(pending.orgId, pending.key);
-      return;
-    }
-    const headers = Object.fromEntries(
-      Object.entries(response.headers ?? {}).filter(([, value]) => typeof value === 'string'),
-    ) as Record<string, string>;
-    await records.complete(pending.orgId, pending.key, pending.fingerprint, {
-      statusCode: response.statusCode,
-      headers,
-      body: response.body,
-    });
+    return complete(pending, response);
   },
-  onError: async (request: HttpRequest) => {
+  onError: (request) => {
     const pending = pendingByRequest.get(request);
-    if (pending) await records.release(pending.orgId, pending.key);
+    if (pending) return records.release(pending.orgId, pending.key);
   },
 });

@@ -1,5 +1,5 @@
 import { MethodNotAllowedError, NotFoundError } from '../../errors';
-import type { HttpMiddleware } from '../context';
+import type { HttpMiddleware, HttpRequest } from '../context';
 import { preflightRoute } from '../cors';
 import type { RouteIndex } from '../router';
 
@@ -10,14 +10,10 @@ import type { RouteIndex } from '../router';
  * first miss so that its cold start does not pay for every group's schemas. An `OPTIONS` request on a
  * known path is a CORS preflight and gets the path's methods.
  */
-export const resolveRoute = (own: RouteIndex, everyRoute?: () => Promise<RouteIndex>): HttpMiddleware => ({
-  before: async (request) => {
+export const resolveRoute = (own: RouteIndex, everyRoute?: () => Promise<RouteIndex>): HttpMiddleware => {
+  /** A miss: 405 or 404, or an OPTIONS preflight, possibly after loading the whole API's index. */
+  async function miss(request: HttpRequest): Promise<void> {
     const { httpMethod, resource } = request.event;
-    const route = own.find(httpMethod, resource);
-    if (route) {
-      request.context.state.route = route;
-      return;
-    }
     const allowed = (everyRoute ? await everyRoute() : own).methodsOf(resource);
     if (allowed.length > 0 && httpMethod === 'OPTIONS') {
       request.context.state.route = preflightRoute(resource, allowed);
@@ -25,5 +21,13 @@ export const resolveRoute = (own: RouteIndex, everyRoute?: () => Promise<RouteIn
     }
     if (allowed.length > 0) throw new MethodNotAllowedError(allowed);
     throw new NotFoundError(`No route for ${httpMethod} ${request.event.path}`);
-  },
-});
+  }
+  return {
+    // Synchronous on a hit: the common case waits for nothing.
+    before: (request) => {
+      const route = own.find(request.event.httpMethod, request.event.resource);
+      if (!route) return miss(request);
+      request.context.state.route = route;
+    },
+  };
+};

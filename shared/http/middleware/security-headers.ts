@@ -13,15 +13,17 @@ const defaults: Record<string, string> = {
   ...corsHeaders,
 };
 
-const defaultEntries = Object.entries(defaults);
+const names = Object.keys(defaults);
+const values = Object.values(defaults);
 
 function apply(request: HttpRequest): void {
   const response = request.response;
   if (!response) return;
   response.headers ??= {};
   const headers = response.headers;
-  for (const [name, value] of defaultEntries) {
-    if (!(name in headers)) headers[name] = value;
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i] as string;
+    if (!(name in headers)) headers[name] = values[i] as string;
   }
 }
 
