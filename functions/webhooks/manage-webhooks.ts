@@ -16,13 +16,24 @@ import {
 } from '../../shared/schemas/webhook';
 import * as z from '../../shared/schemas/zod';
 import { generateSecret, isValidSecret } from '../../shared/webhooks/signing';
-import { checkTarget, parseAllowedTargets } from '../../shared/webhooks/targets';
+import type { TargetCheck } from '../../shared/webhooks/targets';
 
-const allowed = parseAllowedTargets(config.webhookAllowedTargets);
+/**
+ * The target check and its address classifier (ipaddr.js), loaded by the first create or update:
+ * the function's other routes never need them, so its cold start does not pay for them.
+ */
+let targetCheck: Promise<(url: string) => Promise<TargetCheck>> | undefined;
+function loadTargetCheck() {
+  targetCheck ??= import('../../shared/webhooks/targets').then(({ checkTarget, parseAllowedTargets }) => {
+    const allowed = parseAllowedTargets(config.webhookAllowedTargets);
+    return (url: string) => checkTarget(url, { allowed });
+  });
+  return targetCheck;
+}
 
 /** HTTPS, and every address the host resolves to public (or an allow-listed development target). */
 async function checkedUrl(url: string): Promise<string> {
-  const checked = await checkTarget(url, { allowed });
+  const checked = await (await loadTargetCheck())(url);
   if (!checked.ok) {
     throw ValidationError.field('url', 'The URL must be HTTPS and resolve only to public addresses', {
       reason: checked.reason,

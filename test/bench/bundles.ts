@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
+import { workerDefinitions } from '../../functions/workers';
 import { cdkBuildOptions, projectRoot } from './options';
 
 export interface Contributor {
@@ -10,7 +11,7 @@ export interface Contributor {
 }
 
 export interface Bundle {
-  /** Function group, or `baseline`. */
+  /** Function group, `worker:<name>` for a background worker, or `baseline`. */
   name: string;
   file: string;
   bytes: number;
@@ -72,7 +73,7 @@ function analyse(metafile: Metafile): Pick<Bundle, 'contributors' | 'largestDeta
 }
 
 async function bundle(name: string, entry: string, outDir: string): Promise<Bundle> {
-  const file = join(outDir, `${name}.mjs`);
+  const file = join(outDir, `${name.replace(':', '-')}.mjs`);
   const result = await build({
     ...cdkBuildOptions,
     absWorkingDir: projectRoot,
@@ -84,16 +85,27 @@ async function bundle(name: string, entry: string, outDir: string): Promise<Bund
   return { name, file, bytes: output?.bytes ?? 0, ...analyse(result.metafile) };
 }
 
-/** Every group's entry with CDK's options, plus the baseline, into `outDir`. */
+/** The background workers, each a Lambda function of its own (`functions/workers/<name>.ts`). */
+export const workerBundles = (): { name: string; entry: string }[] =>
+  workerDefinitions.map((worker) => ({
+    name: `worker:${worker.name}`,
+    entry: `functions/workers/${worker.name}.ts`,
+  }));
+
+/**
+ * Every group's entry with CDK's options, then every worker's (they are functions too, with the
+ * same targets), plus the baseline, into `outDir`.
+ */
 export async function buildBundles(
   groups: readonly { name: string; entry: string }[],
   outDir: string,
+  workers: readonly { name: string; entry: string }[] = workerBundles(),
 ): Promise<{ groups: Bundle[]; baseline: Bundle }> {
   const baselineEntry = join(outDir, 'baseline-entry.ts');
   await writeFile(baselineEntry, BASELINE_SOURCE);
   const [baseline, ...built] = await Promise.all([
     bundle(BASELINE, baselineEntry, outDir),
-    ...groups.map((group) => bundle(group.name, join(projectRoot, group.entry), outDir)),
+    ...[...groups, ...workers].map((group) => bundle(group.name, join(projectRoot, group.entry), outDir)),
   ]);
   if (!baseline) throw new Error('baseline bundle missing');
   return { groups: built, baseline };
