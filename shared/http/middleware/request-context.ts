@@ -5,13 +5,30 @@ import type { HttpMiddleware, HttpRequest } from '../context';
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
+/**
+ * Lower-cased spellings of header names seen so far: the same few dozen names arrive on every
+ * request, and lower-casing one allocates a new string each time. Bounded, since clients choose
+ * the names.
+ */
+const lowerCased = new Map<string, string>();
+const LOWER_CASED_MAX = 512;
+
+function lowerCase(name: string): string {
+  let lower = lowerCased.get(name);
+  if (lower === undefined) {
+    lower = name.toLowerCase();
+    if (lowerCased.size < LOWER_CASED_MAX) lowerCased.set(name, lower);
+  }
+  return lower;
+}
+
 /** Lower-cased header names; API Gateway may send `null` for an absent map. */
 export function normalizeHeaders(raw: Record<string, string | undefined> | null): Record<string, string> {
   const headers: Record<string, string> = {};
   if (!raw) return headers;
   for (const name in raw) {
     const value = raw[name];
-    if (value !== undefined) headers[name.toLowerCase()] = value;
+    if (value !== undefined) headers[lowerCase(name)] = value;
   }
   return headers;
 }
