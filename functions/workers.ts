@@ -15,8 +15,20 @@ export type WorkerSource =
       /** Batches in flight at most: the event source's `maxConcurrency` in AWS (2–1000). */
       maxConcurrency: number;
     }
-  /** The table's stream; `entities` keeps only records of those entity tags (an event-source filter in AWS). */
-  | { kind: 'stream'; batchSize: number; entities: readonly string[] };
+  /**
+   * The table's stream; `entities` keeps only records of those entity tags (an event-source filter in
+   * AWS). A batch that still fails after `retryAttempts` (halved on each error: bisect) or whose
+   * records are older than `maxRecordAgeSeconds` goes to the worker's on-failure SQS queue (its
+   * shard and sequence numbers, not the records: redrive within the stream's 24 h retention, see
+   * docs/operations.md).
+   */
+  | {
+      kind: 'stream';
+      batchSize: number;
+      entities: readonly string[];
+      retryAttempts: number;
+      maxRecordAgeSeconds: number;
+    };
 
 export interface WorkerDefinition {
   name: string;
@@ -35,7 +47,14 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
   {
     name: 'realtime-push',
     description: 'pushes each realtime notice to the open WebSocket connections of its audience',
-    source: { kind: 'stream', batchSize: 100, entities: ['realtime'] },
+    // A notice minutes late is noise to the people it was for: give up early, the page reloads anyway.
+    source: {
+      kind: 'stream',
+      batchSize: 100,
+      entities: ['realtime'],
+      retryAttempts: 3,
+      maxRecordAgeSeconds: 600,
+    },
     timeoutSeconds: 30,
     sendsTo: [],
     pushesRealtime: true,
@@ -43,7 +62,14 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
   {
     name: 'webhook-fanout',
     description: 'turns each committed domain event into one delivery per subscribed webhook',
-    source: { kind: 'stream', batchSize: 100, entities: ['event'] },
+    // Webhooks are at least once: retry for hours, leaving 18 h of the stream's 24 h to redrive.
+    source: {
+      kind: 'stream',
+      batchSize: 100,
+      entities: ['event'],
+      retryAttempts: 10,
+      maxRecordAgeSeconds: 6 * 3600,
+    },
     timeoutSeconds: 60,
     sendsTo: ['webhook-deliveries'],
   },
@@ -58,7 +84,13 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
   {
     name: 'conversation-deletions',
     description: 'hands each newly soft-deleted conversation to the purge queue',
-    source: { kind: 'stream', batchSize: 100, entities: ['conversation'] },
+    source: {
+      kind: 'stream',
+      batchSize: 100,
+      entities: ['conversation'],
+      retryAttempts: 10,
+      maxRecordAgeSeconds: 6 * 3600,
+    },
     timeoutSeconds: 30,
     sendsTo: ['conversation-purge'],
   },

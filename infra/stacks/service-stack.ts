@@ -5,6 +5,7 @@ import {
   type IResource,
   LambdaIntegration,
   LogGroupLogDestination,
+  type Method,
   MethodLoggingLevel,
   Resource,
   ResponseType,
@@ -12,7 +13,7 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import { WebSocketApi, WebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import { WebSocketLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import { Alarm, ComparisonOperator, type Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { MathExpression, Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import {
   AttributeType,
   Billing,
@@ -23,7 +24,7 @@ import {
 } from 'aws-cdk-lib/aws-dynamodb';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -38,8 +39,12 @@ import { fallbackGroup, groupEntry, routeTable } from '../../functions/routes';
 import { realtimeConnectionsEntry, workerDefinitions, workerEntry } from '../../functions/workers';
 import packageJson from '../../package.json' with { type: 'json' };
 import { tableDefinition } from '../../shared/db/table';
+import { METRICS_NAMESPACE, METRICS_SERVICE, WEBHOOK_DELIVERIES } from '../../shared/metrics-contract';
 import { bucketDefinitions, deadLetterName, queueDefinitions } from '../../shared/resources';
+import { alarmPeriod, type PagingAlarm, ServiceAlarms } from '../constructs/alarms';
 import { type BundledFile, ServiceFunction } from '../constructs/service-function';
+import { thresholds } from '../operations/thresholds';
+import { RouteAlarms, type RoutedMethod } from './route-alarms';
 
 type QueueName = (typeof queueDefinitions)[number]['name'];
 type BucketName = (typeof bucketDefinitions)[number]['name'];
@@ -95,7 +100,37 @@ const gatewayErrors: readonly [ResponseType, string, string?][] = [
 export interface ServiceStackProps extends StackProps {
   rateLimitPerMinute?: number;
   authCacheTtlMs?: number;
+  /** Two alarms per REST route (p99 latency, 5XX rate) in a nested stack; API-wide alarms always. Default true. */
+  routeAlarms?: boolean;
 }
+
+/** A function of the stack: its name (route group, worker, `realtime`) and construct id prefix. */
+interface FunctionEntry {
+  name: string;
+  id: string;
+  fn: ServiceFunction;
+  /** Triggered by the table's stream. */
+  stream?: boolean;
+}
+
+/** The delivery worker's outcome metric (shared/metrics-contract.ts), Sum per period. */
+export const webhookDeliveries = (outcome: (typeof WEBHOOK_DELIVERIES.outcomes)[number]): Metric =>
+  new Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName: WEBHOOK_DELIVERIES.name,
+    dimensionsMap: { service: METRICS_SERVICE, [WEBHOOK_DELIVERIES.dimension]: outcome },
+    statistic: 'Sum',
+    period: alarmPeriod,
+  });
+
+/** Percent of webhook attempts that failed, 0 while there are too few to judge. */
+const webhookFailureRate = (): MathExpression =>
+  new MathExpression({
+    expression: `IF(FILL(ok, 0) + FILL(failed, 0) >= ${thresholds.webhooks.minDeliveries}, 100 * FILL(failed, 0) / (FILL(ok, 0) + FILL(failed, 0)), 0)`,
+    usingMetrics: { ok: webhookDeliveries('succeeded'), failed: webhookDeliveries('failed') },
+    period: alarmPeriod,
+    label: 'Webhook attempts failed (%)',
+  });
 
 const pascal = (name: string): string =>
   name.replace(/(^|[-_/])([a-z0-9])/g, (_match, _sep: string, char: string) => char.toUpperCase());
@@ -126,9 +161,17 @@ export class ServiceStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
+    const operationsKey = new Key(this, 'OperationsKey', {
+      description: 'Encrypts the alarm topic',
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    const alarms = new ServiceAlarms(this, 'Alarms', { key: operationsKey });
+    // Alarms are created at the end, from these lists, once every resource exists.
+    const paging: [string, PagingAlarm][] = [];
+    const deadLetterQueues: [string, Queue][] = [];
+
     const queues = new Map<QueueName, Queue>();
-    // Every alarm fires on any occurrence within five minutes: each of these is worth a look.
-    const alarms: [string, Metric, 'Sum' | 'Maximum'][] = [];
     for (const definition of queueDefinitions) {
       const queueId = pascal(definition.name);
       const queueDefaults = { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true };
@@ -144,11 +187,7 @@ export class ServiceStack extends Stack {
       });
       Tags.of(queue).add('service:queue', definition.name);
       queues.set(definition.name, queue);
-      alarms.push([
-        `${queueId}DeadLetters`,
-        deadLetterQueue.metricApproximateNumberOfMessagesVisible(),
-        'Maximum',
-      ]);
+      deadLetterQueues.push([`${queueId}DeadLetters`, deadLetterQueue]);
     }
 
     const buckets = new Map<BucketName, Bucket>();
@@ -203,6 +242,8 @@ export class ServiceStack extends Stack {
 
     const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: RetentionDays.ONE_MONTH });
     const api = new RestApi(this, 'Api', {
+      // The ApiName dimension of every API Gateway metric: unique per stack, not CDK's default 'Api'.
+      restApiName: `${this.stackName}-api`,
       description: 'Customer-conversation platform public API',
       cloudWatchRole: true,
       disableExecuteApiEndpoint: false,
@@ -224,7 +265,44 @@ export class ServiceStack extends Stack {
         },
       });
     }
-    alarms.push(['Api5xx', api.metricServerError(), 'Sum']);
+    const apiRequests = api.metricCount({ statistic: 'Sum', period: alarmPeriod });
+    paging.push(
+      [
+        'ApiLatency',
+        {
+          metric: new MathExpression({
+            expression: `IF(FILL(requests, 0) >= ${thresholds.api.minRequests}, latency, 0)`,
+            usingMetrics: { requests: apiRequests, latency: api.metricLatency({ statistic: 'p99' }) },
+            period: alarmPeriod,
+            label: 'REST API p99 latency (ms)',
+          }),
+          summary: `REST API: p99 latency above ${thresholds.api.p99LatencyMs} ms.`,
+          runbook: 'api-latency',
+          threshold: thresholds.api.p99LatencyMs,
+          datapoints: thresholds.api.datapoints,
+          periods: thresholds.api.periods,
+        },
+      ],
+      [
+        'ApiErrorRate',
+        {
+          metric: new MathExpression({
+            expression: `IF(FILL(requests, 0) >= ${thresholds.api.minRequests}, 100 * FILL(errors, 0) / requests, 0)`,
+            usingMetrics: { requests: apiRequests, errors: api.metricServerError({ statistic: 'Sum' }) },
+            period: alarmPeriod,
+            label: 'REST API 5XX rate (%)',
+          }),
+          summary: `REST API: more than ${thresholds.api.errorRatePercent}% of responses are 5XX.`,
+          runbook: 'api-error-rate',
+          threshold: thresholds.api.errorRatePercent,
+          datapoints: thresholds.api.datapoints,
+          periods: thresholds.api.periods,
+        },
+      ],
+    );
+
+    /** Every function of the stack, for the per-function alarms and graphs. */
+    const functions: FunctionEntry[] = [];
 
     const integrations = new Map<string, LambdaIntegration>();
     for (const group of routeTable()) {
@@ -251,10 +329,7 @@ export class ServiceStack extends Stack {
       // One API-wide permission per function instead of one per method: keeps the resource policy
       // far below Lambda's 20 KB limit however many routes a group has.
       integrations.set(group.name, new LambdaIntegration(fn, { scopePermissionToMethod: false }));
-      alarms.push(
-        [`${groupId}Errors`, fn.metricErrors(), 'Sum'],
-        [`${groupId}Throttles`, fn.metricThrottles(), 'Sum'],
-      );
+      functions.push({ name: group.name, id: groupId, fn });
     }
 
     // The realtime channel: a WebSocket API whose routes all reach one connection handler.
@@ -276,11 +351,9 @@ export class ServiceStack extends Stack {
       stageName: 'v1',
       autoDeploy: true,
     });
-    alarms.push(
-      ['RealtimeConnectionsErrors', realtimeFunction.metricErrors(), 'Sum'],
-      ['RealtimeConnectionsThrottles', realtimeFunction.metricThrottles(), 'Sum'],
-    );
+    functions.push({ name: 'realtime', id: 'RealtimeConnections', fn: realtimeFunction });
 
+    const streamFailureQueues: [string, Queue][] = [];
     for (const worker of workerDefinitions) {
       const workerId = pascal(worker.name);
       const fn = new ServiceFunction(this, `${workerId}Worker`, {
@@ -316,13 +389,23 @@ export class ServiceStack extends Stack {
           }),
         );
       } else {
+        // After its retries a failing batch is not dropped: its shard and sequence numbers land here.
+        const failures = new Queue(this, `${workerId}StreamFailures`, {
+          encryption: QueueEncryption.SQS_MANAGED,
+          enforceSSL: true,
+          retentionPeriod: Duration.days(14),
+        });
+        Tags.of(failures).add('service:stream-failures', worker.name);
+        streamFailureQueues.push([`${workerId}StreamFailures`, failures]);
         fn.addEventSource(
           new DynamoEventSource(table, {
             startingPosition: StartingPosition.TRIM_HORIZON,
             batchSize: source.batchSize,
             reportBatchItemFailures: true,
             bisectBatchOnError: true,
-            retryAttempts: 10,
+            retryAttempts: source.retryAttempts,
+            maxRecordAge: Duration.seconds(source.maxRecordAgeSeconds),
+            onFailure: new SqsDlq(failures),
             // Only the entities the worker reads invoke it (the local consumer applies the same filter).
             filters: [
               FilterCriteria.filter({
@@ -333,22 +416,21 @@ export class ServiceStack extends Stack {
         );
       }
       Tags.of(fn).add(WORKER_TAG, worker.name);
-      alarms.push(
-        [`${workerId}WorkerErrors`, fn.metricErrors(), 'Sum'],
-        [`${workerId}WorkerThrottles`, fn.metricThrottles(), 'Sum'],
-      );
+      functions.push({ name: worker.name, id: `${workerId}Worker`, fn, stream: source.kind === 'stream' });
     }
 
     const fallback = integrations.get(fallbackGroup);
     if (!fallback) throw new Error(`Fallback group "${fallbackGroup}" is not in the route table`);
 
     const routed = new Set<IResource>();
+    const routeMethods: (RoutedMethod & { group: string })[] = [];
     for (const group of routeTable()) {
       const integration = integrations.get(group.name);
       if (!integration) continue;
       for (const route of group.routes) {
         const resource = resourceForPath(api.root, route.path);
-        resource.addMethod(route.method, integration);
+        const method: Method = resource.addMethod(route.method, integration);
+        routeMethods.push({ key: `${route.method} ${route.path}`, method, group: group.name });
         routed.add(resource);
       }
     }
@@ -361,19 +443,140 @@ export class ServiceStack extends Stack {
       resource.addProxy({ defaultIntegration: fallback, anyMethod: true });
     }
 
-    for (const [alarmId, metric, statistic] of alarms) {
-      new Alarm(this, `${alarmId}Alarm`, {
-        metric: metric.with({ statistic, period: Duration.minutes(5) }),
-        threshold: 0,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      });
+    paging.push(
+      ...this.queueAlarms(deadLetterQueues, thresholds.deadLetters, 'dead-letters'),
+      ...this.queueAlarms(streamFailureQueues, thresholds.streamFailures, 'stream-failures'),
+      ...this.functionAlarms(functions),
+      ...this.tableAlarms(table),
+      [
+        'WebhookFailureRate',
+        {
+          metric: webhookFailureRate(),
+          summary: `Webhooks: more than ${thresholds.webhooks.failureRatePercent}% of delivery attempts fail.`,
+          runbook: 'webhook-failure-rate',
+          threshold: thresholds.webhooks.failureRatePercent,
+          datapoints: thresholds.webhooks.datapoints,
+          periods: thresholds.webhooks.periods,
+        },
+      ],
+    );
+    for (const [alarmId, alarm] of paging) alarms.add(`${alarmId}Alarm`, alarm, this);
+    if (props.routeAlarms ?? true) {
+      new RouteAlarms(this, 'RouteAlarms', { routes: routeMethods, stage: api.deploymentStage, alarms });
     }
 
+    new CfnOutput(this, 'AlarmTopicArn', { value: alarms.topic.topicArn });
     new CfnOutput(this, 'RealtimeUrl', { value: realtimeStage.url });
     new CfnOutput(this, 'ApiUrl', { value: api.url });
     new CfnOutput(this, 'TableName', { value: table.tableName });
+  }
+
+  /** Depth and age of the oldest message of queues nobody consumes: dead letters, stream failures. */
+  private queueAlarms(
+    queues: readonly [string, Queue][],
+    limits: { depth: number; oldestAgeSeconds: number },
+    runbook: string,
+  ): [string, PagingAlarm][] {
+    return queues.flatMap(([id, queue]): [string, PagingAlarm][] => [
+      [
+        id,
+        {
+          metric: queue.metricApproximateNumberOfMessagesVisible({
+            statistic: 'Maximum',
+            period: alarmPeriod,
+          }),
+          summary: `${id}: messages are waiting (work that failed every retry).`,
+          runbook,
+          threshold: limits.depth,
+        },
+      ],
+      [
+        `${id}Age`,
+        {
+          metric: queue.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum', period: alarmPeriod }),
+          summary: `${id}: the oldest message has waited more than ${limits.oldestAgeSeconds / 3600} h.`,
+          runbook,
+          threshold: limits.oldestAgeSeconds,
+        },
+      ],
+    ]);
+  }
+
+  /** Errors and throttles of every function, as before; stream workers also on falling behind. */
+  private functionAlarms(functions: readonly FunctionEntry[]): [string, PagingAlarm][] {
+    return functions.flatMap(({ name, id, fn, stream }): [string, PagingAlarm][] => [
+      [
+        `${id}Errors`,
+        {
+          metric: fn.metricErrors({ statistic: 'Sum', period: alarmPeriod }),
+          summary: `Function ${name}: invocations failed.`,
+          runbook: 'function-errors',
+          threshold: thresholds.functionErrors,
+        },
+      ],
+      [
+        `${id}Throttles`,
+        {
+          metric: fn.metricThrottles({ statistic: 'Sum', period: alarmPeriod }),
+          summary: `Function ${name}: invocations throttled (reserved concurrency or account limit).`,
+          runbook: 'function-throttles',
+          threshold: thresholds.functionThrottles,
+        },
+      ],
+      ...(stream
+        ? ([
+            [
+              `${id}IteratorAge`,
+              {
+                metric: fn.metric('IteratorAge', { statistic: 'Maximum', period: alarmPeriod }),
+                summary: `Function ${name}: stream records wait more than ${thresholds.streamIteratorAgeMs / 60_000} min.`,
+                runbook: 'stream-iterator-age',
+                threshold: thresholds.streamIteratorAgeMs,
+              },
+            ],
+          ] satisfies [string, PagingAlarm][])
+        : []),
+    ]);
+  }
+
+  /** Read + write throttle events of the table, and of each index (their own capacity). */
+  private tableAlarms(table: TableV2): [string, PagingAlarm][] {
+    const { dynamoThrottleEvents: limits } = thresholds;
+    return [undefined, ...tableDefinition.globalIndexes.map((index) => index.name)].map(
+      (index): [string, PagingAlarm] => {
+        const throttles = (metricName: string) =>
+          new Metric({
+            namespace: 'AWS/DynamoDB',
+            metricName,
+            dimensionsMap: {
+              TableName: table.tableName,
+              ...(index && { GlobalSecondaryIndexName: index }),
+            },
+            statistic: 'Sum',
+            period: alarmPeriod,
+          });
+        const what = index ? `index ${index}` : 'table';
+        return [
+          `${index ? pascal(index) : 'Table'}Throttles`,
+          {
+            metric: new MathExpression({
+              expression: 'FILL(reads, 0) + FILL(writes, 0)',
+              usingMetrics: {
+                reads: throttles('ReadThrottleEvents'),
+                writes: throttles('WriteThrottleEvents'),
+              },
+              period: alarmPeriod,
+              label: `DynamoDB ${what} throttle events`,
+            }),
+            summary: `DynamoDB ${what}: requests throttled.`,
+            runbook: 'dynamodb-throttling',
+            threshold: limits.count,
+            datapoints: limits.datapoints,
+            periods: limits.periods,
+          },
+        ];
+      },
+    );
   }
 }
 

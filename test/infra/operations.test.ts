@@ -1,0 +1,259 @@
+import { describe, expect, it } from 'vitest';
+import { routeTable } from '../../functions/routes';
+import { workerDefinitions } from '../../functions/workers';
+import { thresholds } from '../../infra/operations/thresholds';
+import { routeAlarmId } from '../../infra/stacks/route-alarms';
+import { tableDefinition } from '../../shared/db/table';
+import { METRICS_NAMESPACE, WEBHOOK_DELIVERIES } from '../../shared/metrics-contract';
+import { queueDefinitions } from '../../shared/resources';
+import { type CfnResource, referencedId, synthesize, tagValue } from './synth';
+
+const { json, resources, routeTemplate, ofType } = synthesize();
+
+interface MetricQuery {
+  Id: string;
+  Expression?: string;
+  MetricStat?: {
+    Metric: { MetricName: string; Namespace: string; Dimensions: { Name: string; Value: unknown }[] };
+    Stat: string;
+    Period: number;
+  };
+}
+type AlarmProperties = {
+  Threshold: number;
+  ComparisonOperator: string;
+  EvaluationPeriods: number;
+  DatapointsToAlarm: number;
+  AlarmDescription: string;
+  AlarmActions: unknown[];
+  OKActions: unknown[];
+  MetricName?: string;
+  Namespace?: string;
+  Statistic?: string;
+  ExtendedStatistic?: string;
+  Period?: number;
+  Dimensions?: { Name: string; Value: unknown }[];
+  Metrics?: MetricQuery[];
+};
+
+const alarms = ofType('AWS::CloudWatch::Alarm').map(
+  ([id, alarm]) => [id, alarm.Properties as AlarmProperties] as const,
+);
+const routeResources = (routeTemplate?.toJSON() as { Resources: Record<string, CfnResource> } | undefined)
+  ?.Resources;
+const routeAlarms = ofType('AWS::CloudWatch::Alarm', routeResources).map(
+  ([id, alarm]) => [id, alarm.Properties as AlarmProperties] as const,
+);
+/** The one alarm whose logical id starts with `prefix` followed by CDK's hash. */
+const alarm = (prefix: string, list = alarms): AlarmProperties => {
+  const found = list.filter(([id]) => new RegExp(`^${prefix}[0-9A-F]{8}$`).test(id));
+  if (found.length !== 1) throw new Error(`${found.length} alarms named ${prefix}`);
+  return (found[0] as (typeof found)[number])[1];
+};
+/** The metric names an alarm reads (plain or inside its math). */
+const metricNames = (properties: AlarmProperties): string[] =>
+  properties.MetricName
+    ? [properties.MetricName]
+    : (properties.Metrics ?? []).flatMap((query) => query.MetricStat?.Metric.MetricName ?? []);
+const expression = (properties: AlarmProperties): string =>
+  properties.Metrics?.find((query) => query.Expression)?.Expression ?? '';
+
+const topicId = ofType('AWS::SNS::Topic')[0]?.[0];
+
+describe('alarm topic', () => {
+  it('notifies one encrypted, TLS-only topic from every alarm, on ALARM and on OK', () => {
+    expect(ofType('AWS::SNS::Topic')).toHaveLength(1);
+    const topic = resources[topicId ?? '']?.Properties ?? {};
+    expect(referencedId(topic.KmsMasterKeyId)).toMatch(/^OperationsKey/);
+    const policy = ofType('AWS::SNS::TopicPolicy')[0]?.[1].Properties;
+    expect(JSON.stringify(policy)).toContain('aws:SecureTransport');
+    expect(alarms.length).toBeGreaterThan(0);
+    for (const [id, properties] of alarms) {
+      expect(properties.AlarmActions.map(referencedId), id).toEqual([topicId]);
+      expect(properties.OKActions.map(referencedId), id).toEqual([topicId]);
+      expect(properties.AlarmDescription, id).toMatch(/Runbook: docs\/operations\.md#[a-z-]+$/);
+    }
+  });
+
+  it('lets CloudWatch use the topic key', () => {
+    const [, key] = ofType('AWS::KMS::Key').find(([id]) => id.startsWith('OperationsKey')) ?? [];
+    expect(JSON.stringify(key?.Properties.KeyPolicy)).toContain('cloudwatch.amazonaws.com');
+  });
+
+  it('subscribes the AlarmEmail parameter only when it is set', () => {
+    expect(json.Parameters.AlarmEmail).toMatchObject({ Type: 'String', Default: '' });
+    const subscriptions = ofType('AWS::SNS::Subscription');
+    expect(subscriptions).toHaveLength(1);
+    const [, subscription] = subscriptions[0] as [string, CfnResource];
+    expect(subscription.Properties).toMatchObject({ Protocol: 'email', Endpoint: { Ref: 'AlarmEmail' } });
+    const condition = subscription.Condition ?? '';
+    expect(json.Conditions[condition]).toEqual({
+      'Fn::Not': [{ 'Fn::Equals': [{ Ref: 'AlarmEmail' }, ''] }],
+    });
+  });
+});
+
+describe('alarms', () => {
+  it('pages on the REST API p99 latency and 5XX rate (a rate, judged with enough traffic)', () => {
+    const latency = alarm('ApiLatencyAlarm');
+    expect(latency).toMatchObject({
+      Threshold: thresholds.api.p99LatencyMs,
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 3,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+    expect(latency.Metrics?.find((query) => query.Id === 'latency')?.MetricStat).toMatchObject({
+      Metric: { MetricName: 'Latency', Namespace: 'AWS/ApiGateway' },
+      Stat: 'p99',
+      Period: 300,
+    });
+    const errorRate = alarm('ApiErrorRateAlarm');
+    expect(errorRate.Threshold).toBe(thresholds.api.errorRatePercent);
+    expect(metricNames(errorRate).sort()).toEqual(['5XXError', 'Count']);
+    expect(expression(errorRate)).toBe(
+      `IF(FILL(requests, 0) >= ${thresholds.api.minRequests}, 100 * FILL(errors, 0) / requests, 0)`,
+    );
+  });
+
+  it('pages per route on p99 latency and 5XX rate, from a nested stack', () => {
+    const routes = routeTable().flatMap((group) =>
+      group.routes.map((route) => `${route.method} ${route.path}`),
+    );
+    expect(routeAlarms).toHaveLength(2 * routes.length);
+    for (const key of routes) {
+      const [method, path] = key.split(' ');
+      const latency = alarm(`${routeAlarmId(key)}Latency`, routeAlarms);
+      expect(latency.Threshold, key).toBe(thresholds.route.p99LatencyMs);
+      const errorRate = alarm(`${routeAlarmId(key)}ErrorRate`, routeAlarms);
+      expect(errorRate.Threshold, key).toBe(thresholds.route.errorRatePercent);
+      const dimensions = errorRate.Metrics?.find((query) => query.Id === 'errors')?.MetricStat?.Metric
+        .Dimensions;
+      expect(dimensions).toEqual(
+        expect.arrayContaining([
+          { Name: 'Method', Value: method },
+          { Name: 'Resource', Value: path },
+        ]),
+      );
+    }
+  });
+
+  it('can leave the per-route alarms out', () => {
+    expect(synthesize({ routeAlarms: false }).routeTemplate).toBeUndefined();
+  });
+
+  it('pages on dead letters: depth and age of the oldest message of every DLQ', () => {
+    for (const definition of queueDefinitions) {
+      const queueId = definition.name.replace(/(^|-)([a-z])/g, (_m, _s, c: string) => c.toUpperCase());
+      const depth = alarm(`${queueId}DeadLettersAlarm`);
+      expect(depth).toMatchObject({
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Statistic: 'Maximum',
+        Threshold: thresholds.deadLetters.depth,
+      });
+      const age = alarm(`${queueId}DeadLettersAgeAlarm`);
+      expect(age).toMatchObject({
+        MetricName: 'ApproximateAgeOfOldestMessage',
+        Threshold: thresholds.deadLetters.oldestAgeSeconds,
+      });
+    }
+  });
+
+  it('gives every function its errors and throttles alarms, and stream workers an iterator-age alarm', () => {
+    const functions = ofType('AWS::Lambda::Function').filter(
+      ([, fn]) =>
+        tagValue(fn, 'service:route-group') ||
+        tagValue(fn, 'service:worker') ||
+        tagValue(fn, 'service:realtime'),
+    );
+    const count = (metricName: string) =>
+      alarms.filter(([, properties]) => properties.MetricName === metricName).length;
+    expect(count('Errors')).toBe(functions.length);
+    expect(count('Throttles')).toBe(functions.length);
+    const streamWorkers = workerDefinitions.filter((worker) => worker.source.kind === 'stream');
+    expect(count('IteratorAge')).toBe(streamWorkers.length);
+    for (const [, properties] of alarms.filter(([, p]) => p.MetricName === 'Errors')) {
+      expect(properties).toMatchObject({ Threshold: 0, Statistic: 'Sum', Period: 300 });
+    }
+  });
+
+  it('pages on the webhook failure rate, from the metric the delivery worker emits', () => {
+    const failureRate = alarm('WebhookFailureRateAlarm');
+    expect(failureRate.Threshold).toBe(thresholds.webhooks.failureRatePercent);
+    const queries = failureRate.Metrics?.filter((query) => query.MetricStat) ?? [];
+    expect(queries.map((query) => query.MetricStat?.Metric)).toEqual(
+      WEBHOOK_DELIVERIES.outcomes.map((outcome) =>
+        expect.objectContaining({
+          Namespace: METRICS_NAMESPACE,
+          MetricName: WEBHOOK_DELIVERIES.name,
+          Dimensions: expect.arrayContaining([{ Name: WEBHOOK_DELIVERIES.dimension, Value: outcome }]),
+        }),
+      ),
+    );
+    expect(expression(failureRate)).toContain('100 * FILL(failed, 0)');
+  });
+
+  it('pages on DynamoDB throttling of the table and of each index', () => {
+    for (const prefix of ['Table', ...tableDefinition.globalIndexes.map((index) => index.name)]) {
+      const throttles = alarm(`${prefix[0]?.toUpperCase()}${prefix.slice(1)}ThrottlesAlarm`);
+      expect(metricNames(throttles).sort()).toEqual(['ReadThrottleEvents', 'WriteThrottleEvents']);
+      expect(throttles.Threshold).toBe(thresholds.dynamoThrottleEvents.count);
+    }
+  });
+});
+
+describe('stream triggers', () => {
+  const streamWorkers = workerDefinitions.filter((worker) => worker.source.kind === 'stream');
+  const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(
+    ([, mapping]) => mapping.Properties.StartingPosition === 'TRIM_HORIZON',
+  );
+
+  it('bisect, report partial failures, retry a bounded number of times, and keep what still fails', () => {
+    expect(mappings).toHaveLength(streamWorkers.length);
+    const failureQueues = ofType('AWS::SQS::Queue').filter(([, queue]) =>
+      tagValue(queue, 'service:stream-failures'),
+    );
+    expect(failureQueues.map(([, queue]) => tagValue(queue, 'service:stream-failures')).sort()).toEqual(
+      streamWorkers.map((worker) => worker.name).sort(),
+    );
+    for (const worker of streamWorkers) {
+      if (worker.source.kind !== 'stream') continue;
+      const fnId = ofType('AWS::Lambda::Function').find(
+        ([, fn]) => tagValue(fn, 'service:worker') === worker.name,
+      )?.[0];
+      const mapping = mappings.find(([, m]) => referencedId(m.Properties.FunctionName) === fnId)?.[1];
+      expect(mapping?.Properties, worker.name).toMatchObject({
+        BisectBatchOnFunctionError: true,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        MaximumRetryAttempts: worker.source.retryAttempts,
+        MaximumRecordAgeInSeconds: worker.source.maxRecordAgeSeconds,
+      });
+      expect(worker.source.retryAttempts).toBeLessThanOrEqual(10);
+      // Redrive reads the records back from the stream, which keeps them 24 hours.
+      expect(worker.source.maxRecordAgeSeconds).toBeLessThanOrEqual(6 * 3600);
+      const destination = (
+        mapping?.Properties.DestinationConfig as { OnFailure: { Destination: unknown } } | undefined
+      )?.OnFailure.Destination;
+      const queueId = referencedId(destination);
+      const queue = failureQueues.find(([id]) => id === queueId)?.[1];
+      expect(queue && tagValue(queue, 'service:stream-failures'), worker.name).toBe(worker.name);
+      expect(queue?.Properties).toMatchObject({
+        SqsManagedSseEnabled: true,
+        MessageRetentionPeriod: 14 * 86400,
+      });
+    }
+  });
+
+  it('pages on anything in a stream failure queue, and on its age', () => {
+    for (const worker of streamWorkers) {
+      const id = worker.name.replace(/(^|-)([a-z])/g, (_m, _s, c: string) => c.toUpperCase());
+      expect(alarm(`${id}StreamFailuresAlarm`)).toMatchObject({
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Threshold: thresholds.streamFailures.depth,
+      });
+      expect(alarm(`${id}StreamFailuresAgeAlarm`)).toMatchObject({
+        MetricName: 'ApproximateAgeOfOldestMessage',
+        Threshold: thresholds.streamFailures.oldestAgeSeconds,
+      });
+    }
+  });
+});
