@@ -42,6 +42,8 @@ import { tableDefinition } from '../../shared/db/table';
 import { METRICS_NAMESPACE, METRICS_SERVICE, WEBHOOK_DELIVERIES } from '../../shared/metrics-contract';
 import { bucketDefinitions, deadLetterName, queueDefinitions } from '../../shared/resources';
 import { alarmPeriod, type PagingAlarm, ServiceAlarms } from '../constructs/alarms';
+import { type DashboardQueue, ServiceDashboard } from '../constructs/dashboard';
+import { LogQueries } from '../constructs/log-queries';
 import { type BundledFile, ServiceFunction } from '../constructs/service-function';
 import { thresholds } from '../operations/thresholds';
 import { RouteAlarms, type RoutedMethod } from './route-alarms';
@@ -170,6 +172,7 @@ export class ServiceStack extends Stack {
     // Alarms are created at the end, from these lists, once every resource exists.
     const paging: [string, PagingAlarm][] = [];
     const deadLetterQueues: [string, Queue][] = [];
+    const dashboardQueues: DashboardQueue[] = [];
 
     const queues = new Map<QueueName, Queue>();
     for (const definition of queueDefinitions) {
@@ -188,6 +191,10 @@ export class ServiceStack extends Stack {
       Tags.of(queue).add('service:queue', definition.name);
       queues.set(definition.name, queue);
       deadLetterQueues.push([`${queueId}DeadLetters`, deadLetterQueue]);
+      dashboardQueues.push(
+        { name: definition.name, queue, kind: 'queue' },
+        { name: definition.name, queue: deadLetterQueue, kind: 'dead letters' },
+      );
     }
 
     const buckets = new Map<BucketName, Bucket>();
@@ -397,6 +404,7 @@ export class ServiceStack extends Stack {
         });
         Tags.of(failures).add('service:stream-failures', worker.name);
         streamFailureQueues.push([`${workerId}StreamFailures`, failures]);
+        dashboardQueues.push({ name: worker.name, queue: failures, kind: 'stream failures' });
         fn.addEventSource(
           new DynamoEventSource(table, {
             startingPosition: StartingPosition.TRIM_HORIZON,
@@ -460,10 +468,29 @@ export class ServiceStack extends Stack {
         },
       ],
     );
-    for (const [alarmId, alarm] of paging) alarms.add(`${alarmId}Alarm`, alarm, this);
+    const stackAlarms = paging.map(([alarmId, alarm]) => alarms.add(`${alarmId}Alarm`, alarm, this));
     if (props.routeAlarms ?? true) {
       new RouteAlarms(this, 'RouteAlarms', { routes: routeMethods, stage: api.deploymentStage, alarms });
     }
+
+    new ServiceDashboard(this, 'Dashboard', {
+      api,
+      stage: api.deploymentStage,
+      routes: routeMethods,
+      functions,
+      table,
+      indexNames: tableDefinition.globalIndexes.map((index) => index.name),
+      queues: dashboardQueues,
+      realtime: { apiId: realtimeApi.apiId, stageName: realtimeStage.stageName },
+      webhookDeliveries: { succeeded: webhookDeliveries('succeeded'), failed: webhookDeliveries('failed') },
+      // The per-route alarms stay out of it (their routes' graphs are there): no nested-stack outputs.
+      alarms: stackAlarms,
+    });
+    new LogQueries(this, 'LogQueries', {
+      functionLogs: functions.map(({ fn }) => fn.logGroup),
+      accessLog: accessLogs,
+      folder: this.stackName,
+    });
 
     new CfnOutput(this, 'AlarmTopicArn', { value: alarms.topic.topicArn });
     new CfnOutput(this, 'RealtimeUrl', { value: realtimeStage.url });

@@ -257,3 +257,120 @@ describe('stream triggers', () => {
     }
   });
 });
+
+describe('dashboard', () => {
+  const dashboards = ofType('AWS::CloudWatch::Dashboard');
+  const body = JSON.stringify(dashboards[0]?.[1].Properties.DashboardBody);
+
+  it('is one dashboard named after the stack', () => {
+    expect(dashboards).toHaveLength(1);
+    expect(dashboards[0]?.[1].Properties.DashboardName).toBe('TestStack-operations');
+  });
+
+  it('shows the golden signals of the API and of every route', () => {
+    for (const metric of ['Count', '4XXError', '5XXError', 'Latency', 'IntegrationLatency']) {
+      expect(body).toContain(`\\"AWS/ApiGateway\\",\\"${metric}\\"`);
+    }
+    for (const group of routeTable()) {
+      for (const title of [
+        'requests by route',
+        '5XX by route',
+        'p50 latency by route',
+        'p99 latency by route',
+      ]) {
+        expect(body).toContain(`${group.name}: ${title}`);
+      }
+      for (const route of group.routes)
+        expect(body).toContain(`\\"label\\":\\"${route.method} ${route.path}\\"`);
+    }
+  });
+
+  it('shows every function: invocations, errors, throttles, duration p50/p99, concurrency', () => {
+    for (const title of [
+      'Functions: invocations',
+      'Functions: errors',
+      'Functions: throttles',
+      'Functions: duration p50',
+      'Functions: duration p99',
+      'Functions: concurrent executions',
+    ]) {
+      expect(body).toContain(title);
+    }
+    for (const name of [
+      ...routeTable().map((g) => g.name),
+      'realtime',
+      ...workerDefinitions.map((w) => w.name),
+    ]) {
+      expect(body).toContain(`\\"label\\":\\"${name}\\"`);
+    }
+  });
+
+  it('shows DynamoDB capacity and throttles of the table and each index', () => {
+    for (const metric of [
+      'ConsumedReadCapacityUnits',
+      'ConsumedWriteCapacityUnits',
+      'ReadThrottleEvents',
+      'WriteThrottleEvents',
+    ]) {
+      expect(body).toContain(metric);
+    }
+    for (const index of tableDefinition.globalIndexes)
+      expect(body).toContain(`\\"label\\":\\"${index.name}\\"`);
+  });
+
+  it('shows depth and age of every queue, dead-letter queue and stream failure queue', () => {
+    for (const definition of queueDefinitions) {
+      expect(body).toContain(`\\"label\\":\\"${definition.name}\\"`);
+      expect(body).toContain(`\\"label\\":\\"${definition.name} (dead letters)\\"`);
+    }
+    for (const worker of workerDefinitions.filter((w) => w.source.kind === 'stream')) {
+      expect(body).toContain(`\\"label\\":\\"${worker.name} (stream failures)\\"`);
+    }
+    expect(body).toContain('ApproximateAgeOfOldestMessage');
+    expect(body).toContain('IteratorAge');
+  });
+
+  it('shows the webhook success rate computed from WebhookDeliveries', () => {
+    expect(body).toContain('100 * FILL(ok, 0) / (FILL(ok, 0) + FILL(failed, 0))');
+    expect(body).toContain(`\\"${METRICS_NAMESPACE}\\",\\"${WEBHOOK_DELIVERIES.name}\\"`);
+  });
+});
+
+describe('Logs Insights saved queries', () => {
+  const queries = ofType('AWS::Logs::QueryDefinition').map(([, query]) => query.Properties);
+  const named = (title: string) => {
+    const query = queries.find((q) => q.Name === `TestStack/${title}`);
+    if (!query) throw new Error(`no saved query ${title}`);
+    return query as { QueryString: string; LogGroupNames: unknown[] };
+  };
+  const functionLogGroups = ofType('AWS::Lambda::Function')
+    .map(([, fn]) =>
+      referencedId((fn.Properties.LoggingConfig as { LogGroup?: unknown } | undefined)?.LogGroup),
+    )
+    .filter((id): id is string => id !== undefined);
+
+  it('finds a request by its X-Request-Id across every function and the API access log', () => {
+    const query = named('A request by X-Request-Id');
+    expect(query.QueryString).toContain('filter requestId = "PUT-THE-X-REQUEST-ID-HERE"');
+    const groups = query.LogGroupNames.map(referencedId);
+    expect(groups).toEqual(expect.arrayContaining(functionLogGroups));
+    expect(groups.some((id) => id?.startsWith('ApiAccessLogs'))).toBe(true);
+  });
+
+  it('counts server errors by route, ranks routes by p99 and lists one tenant’s traffic', () => {
+    expect(named('Server errors by route').QueryString).toMatch(
+      /filter message = "request"[\s\S]*status >= 500[\s\S]*stats count\(\*\) as errors by route/,
+    );
+    expect(named('Slowest routes (p99)').QueryString).toMatch(
+      /pct\(durationMs, 99\) as p99Ms[\s\S]*sort p99Ms desc/,
+    );
+    expect(named("One tenant's traffic (orgId)").QueryString).toContain(
+      'filter orgId = "PUT-THE-ORG-ID-HERE"',
+    );
+    for (const query of queries) {
+      expect((query.LogGroupNames as unknown[]).map(referencedId)).toEqual(
+        expect.arrayContaining(functionLogGroups),
+      );
+    }
+  });
+});
