@@ -1,6 +1,7 @@
 import type { AnyRoute } from '../shared/http/route';
 import { adminRoutes } from './admin/routes';
 import { conversationRoutes } from './conversations/routes';
+import { customFieldRoutes } from './custom-fields/routes';
 import { eventRoutes } from './events/routes';
 import { identityRoutes } from './identity/routes';
 import { platformRoutes } from './platform/routes';
@@ -38,6 +39,11 @@ export function routeTable(): readonly RouteGroup[] {
       name: 'conversations',
       description: 'conversations, their messages and internal notes',
       routes: conversationRoutes,
+    },
+    {
+      name: 'custom-fields',
+      description: 'custom-field definitions and their localized labels and options',
+      routes: customFieldRoutes,
     },
     { name: 'events', description: 'the events feed', routes: eventRoutes },
     {

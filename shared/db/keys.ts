@@ -142,6 +142,24 @@ export const keys = {
   }),
   realtimeConnectionPrefix: 'CONN#',
 
+  /**
+   * An organization's custom-field definitions: one small partition, so a list is one Query and a
+   * read by id one GetItem. `begins_with(sk, 'FIELD#')` skips the guards and totals (`#` ≠ `_`).
+   */
+  customField: (orgId: string, fieldId: string): Key => ({
+    pk: `${org(orgId)}#FIELDS`,
+    sk: `FIELD#${fieldId}`,
+  }),
+  customFieldsPartition: (orgId: string) => `${org(orgId)}#FIELDS`,
+  customFieldPrefix: 'FIELD#',
+  /** Guard item that makes a field name unique in its organization, whatever its case or target. */
+  customFieldName: (orgId: string, name: string): Key => ({
+    pk: `${org(orgId)}#FIELDS`,
+    sk: `FIELD_NAME#${name.toLowerCase()}`,
+  }),
+  /** How many definitions the organization has and their stored size: what bounds a list. */
+  customFieldTotals: (orgId: string): Key => ({ pk: `${org(orgId)}#FIELDS`, sk: 'FIELD_TOTALS' }),
+
   /** An organization's webhooks: one small partition, so the list and the fan-out are one Query. */
   webhook: (orgId: string, webhookId: string): Key => ({
     pk: `${org(orgId)}#WEBHOOKS`,

@@ -1,4 +1,5 @@
 import type { Conversation, MessagePreview } from './conversation';
+import type { CustomField, CustomFieldOption } from './custom-field';
 import type { DomainEventType } from './events';
 import type { Message } from './message';
 import type { Note } from './note';
@@ -24,6 +25,14 @@ export const ids = {
   event: '019a7c1f-0a13-7d55-9e66-6f77a88b990a',
   delivery: '019a7c20-2b00-7c22-9d33-6e44f55a660b',
   team: '019a7c1e-5e30-7f54-8a65-5b76c87d980c',
+  customField: '019a7c1e-7a10-7b21-8c32-6d43e54f760d',
+  fieldLabelEn: '019a7c1e-7a10-7b22-9d43-7e54f65a870e',
+  fieldLabelFr: '019a7c1e-7a10-7b23-8e54-8f65a76b980f',
+  optionLate: '019a7c1e-7a10-7b24-9f65-9a76b87ca910',
+  optionLateEn: '019a7c1e-7a10-7b25-8a76-0b87c98dba11',
+  optionLateFr: '019a7c1e-7a10-7b26-9b87-1c98da9ecb12',
+  optionDamaged: '019a7c1e-7a10-7b27-8c98-2da9ebafdc13',
+  optionDamagedEn: '019a7c1e-7a10-7b28-9da9-3ebafcb0ed14',
 } as const;
 
 export const visitorExample: Visitor = {
@@ -236,3 +245,156 @@ export const eventExample = (type: DomainEventType) => ({
   organizationId: ids.organization,
   data: eventDataExamples[type],
 });
+
+const fieldCreatedAt = '2026-11-01T08:10:00.000Z';
+const fieldReviewedAt = '2026-11-01T09:30:00.000Z';
+
+/** An option as the API answers it, resolved for English. */
+const optionExample = (
+  id: string,
+  value: string,
+  sortOrder: number,
+  translations: CustomFieldOption['translations'],
+): CustomFieldOption => ({
+  id,
+  value,
+  sortOrder,
+  label: translations[0]?.label ?? value,
+  locale: 'en',
+  fallbackUsed: false,
+  translations,
+});
+
+const lifecycle = {
+  sourceLocale: null,
+  machineTranslatedAt: null,
+  reviewedAt: null,
+  reviewedBy: null,
+  createdAt: fieldCreatedAt,
+  updatedAt: fieldCreatedAt,
+};
+
+/** The French labels were machine-translated from English, then reviewed by Grace. */
+const machineTranslated = {
+  sourceLocale: 'en',
+  machineTranslatedAt: '2026-11-01T08:10:00.000Z',
+  reviewedAt: fieldReviewedAt,
+  reviewedBy: ids.operator,
+  createdAt: fieldCreatedAt,
+  updatedAt: fieldReviewedAt,
+};
+
+/** What went wrong with Ada's order: a select field of conversations, in English and French. */
+export const customFieldExample: CustomField = {
+  id: ids.customField,
+  orgId: ids.organization,
+  name: 'issueType',
+  type: 'select',
+  required: true,
+  target: 'conversation',
+  sortOrder: 10,
+  active: true,
+  label: 'Issue type',
+  placeholder: 'What went wrong?',
+  validationMessage: 'Choose what went wrong with the order',
+  locale: 'en',
+  fallbackUsed: false,
+  options: [
+    optionExample(ids.optionLate, 'late', 0, [
+      { id: ids.optionLateEn, locale: 'en', status: 'published', label: 'Late delivery', ...lifecycle },
+      {
+        id: ids.optionLateFr,
+        locale: 'fr',
+        status: 'published',
+        label: 'Livraison en retard',
+        ...machineTranslated,
+      },
+    ]),
+    // No French label yet: a French read answers this option in English, with fallbackUsed.
+    optionExample(ids.optionDamaged, 'damaged', 1, [
+      { id: ids.optionDamagedEn, locale: 'en', status: 'published', label: 'Damaged parcel', ...lifecycle },
+    ]),
+  ],
+  translations: [
+    {
+      id: ids.fieldLabelEn,
+      locale: 'en',
+      status: 'published',
+      label: 'Issue type',
+      placeholder: 'What went wrong?',
+      validationMessage: 'Choose what went wrong with the order',
+      ...lifecycle,
+    },
+    {
+      id: ids.fieldLabelFr,
+      locale: 'fr',
+      status: 'published',
+      label: 'Type de problème',
+      placeholder: 'Quel est le problème ?',
+      validationMessage: 'Choisissez le problème rencontré',
+      ...machineTranslated,
+    },
+  ],
+  createdAt: fieldCreatedAt,
+  updatedAt: fieldReviewedAt,
+};
+
+/** The request that creates `customFieldExample` (the French texts as the translation pipeline sent them). */
+export const createCustomFieldExample = {
+  name: 'issueType',
+  type: 'select' as const,
+  required: true,
+  sortOrder: 10,
+  translations: [
+    {
+      locale: 'en',
+      status: 'published' as const,
+      label: 'Issue type',
+      placeholder: 'What went wrong?',
+      validationMessage: 'Choose what went wrong with the order',
+    },
+    {
+      locale: 'fr',
+      status: 'published' as const,
+      label: 'Type de problème',
+      placeholder: 'Quel est le problème ?',
+      validationMessage: 'Choisissez le problème rencontré',
+      sourceLocale: 'en',
+      machineTranslatedAt: '2026-11-01T08:10:00.000Z',
+    },
+  ],
+  options: [
+    {
+      value: 'late',
+      translations: [
+        { locale: 'en', status: 'published' as const, label: 'Late delivery' },
+        {
+          locale: 'fr',
+          status: 'published' as const,
+          label: 'Livraison en retard',
+          sourceLocale: 'en',
+          machineTranslatedAt: '2026-11-01T08:10:00.000Z',
+        },
+      ],
+    },
+    {
+      value: 'damaged',
+      translations: [{ locale: 'en', status: 'published' as const, label: 'Damaged parcel' }],
+    },
+  ],
+};
+
+/** `customFieldExample` as its creation answered it: the French texts not reviewed yet. */
+const unreviewed = <T extends { reviewedAt: string | null }>(translation: T): T =>
+  translation.reviewedAt
+    ? { ...translation, reviewedAt: null, reviewedBy: null, updatedAt: fieldCreatedAt }
+    : translation;
+export const newCustomFieldExample: CustomField = {
+  ...customFieldExample,
+  options: customFieldExample.options.map((option) => ({
+    ...option,
+    translations: option.translations.map(unreviewed),
+  })),
+  translations: customFieldExample.translations.map(unreviewed),
+  updatedAt: fieldCreatedAt,
+};

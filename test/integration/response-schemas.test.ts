@@ -59,6 +59,21 @@ beforeAll(async () => {
     if (history.body.data.some((entry) => entry.id === tested.body.id && entry.status === 'failed')) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  const fieldBody = (name: string) => ({
+    name,
+    type: 'select',
+    translations: [{ locale: 'en', status: 'published', label: 'Issue type' }],
+    options: [{ value: 'late', translations: [{ locale: 'en', status: 'published', label: 'Late' }] }],
+  });
+  const field = await call<{ id: string }>('POST', '/api/custom-fields', {
+    token: tenant.apiKey,
+    body: fieldBody('issueType'),
+  });
+  const fieldPath = `/api/custom-fields/${field.body.id}`;
+  const doomedField = await call<{ id: string }>('POST', '/api/custom-fields', {
+    token: tenant.apiKey,
+    body: fieldBody('doomed'),
+  });
   const admin = platformToken();
   const orgPath = `/api/admin/organizations/${tenant.orgId}`;
   const key = await call<{ id: string }>('POST', `${orgPath}/api-keys`, {
@@ -128,6 +143,23 @@ beforeAll(async () => {
     ],
     ['DELETE /api/webhooks/{id}', { token: tenant.apiKey, path: `/api/webhooks/${doomed.body.id}` }],
     ['GET /api/events', { token: tenant.apiKey, path: '/api/events?types=conversation.created' }],
+    [
+      'GET /api/custom-fields',
+      { token: tenant.apiKey, path: '/api/custom-fields?locale=en&target=conversation' },
+    ],
+    [
+      'POST /api/custom-fields',
+      { token: tenant.adminSession, path: '/api/custom-fields', body: fieldBody('orderType') },
+    ],
+    ['GET /api/custom-fields/{id}', { token: tenant.operatorSession, path: `${fieldPath}?locale=en` }],
+    [
+      'PATCH /api/custom-fields/{id}',
+      { token: tenant.apiKey, path: fieldPath, body: { required: true, sortOrder: 3 } },
+    ],
+    [
+      'DELETE /api/custom-fields/{id}',
+      { token: tenant.apiKey, path: `/api/custom-fields/${doomedField.body.id}` },
+    ],
     ['GET /api/conversations', { token: tenant.apiKey, path: '/api/conversations' }],
     [
       'POST /api/conversations',
