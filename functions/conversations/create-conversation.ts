@@ -1,3 +1,5 @@
+import { conversationFieldRules } from '../../shared/custom-fields/conversation-fields';
+import { CUSTOM_FIELD_VALUE_RULES } from '../../shared/custom-fields/values';
 import { type ConversationAuthor, conversations } from '../../shared/db/conversations';
 import { visitors } from '../../shared/db/visitors';
 import { ValidationError } from '../../shared/errors';
@@ -12,8 +14,7 @@ export const createConversation = route({
   path: '/api/conversations',
   operationId: 'createConversation',
   summary: 'Start a conversation',
-  description:
-    'Visitors start their own conversation (source `widget`); API keys and operators name the visitor with `visitorId` (source `api`). The optional `message` becomes the first message: an operator session writes it as the operator (and is assigned the conversation), a visitor or an API key as the visitor. Content is sanitized to text.',
+  description: `Visitors start their own conversation (source \`widget\`); API keys and operators name the visitor with \`visitorId\` (source \`api\`). The optional \`message\` becomes the first message: an operator session writes it as the operator (and is assigned the conversation), a visitor or an API key as the visitor. Content is sanitized to text.\n\n\`customFields\`: ${CUSTOM_FIELD_VALUE_RULES}`,
   tag: 'Conversations',
   scope: 'conversations:write',
   callers: ['apiKey', 'operator', 'visitor'],
@@ -33,8 +34,12 @@ export const createConversation = route({
       visitorId = caller.visitorId;
     }
     if (visitorId === undefined) throw ValidationError.field('visitorId', 'visitorId is required');
+    // Beside the visitor's read (one round trip for both); its 422 waits until the visitor's.
+    const fieldsChecked = conversationFieldRules.check(caller.orgId, body.customFields ?? {});
+    fieldsChecked.catch(() => undefined);
     const visitor = await visitors.get(caller.orgId, visitorId);
     if (!visitor) throw ValidationError.field('visitorId', 'No such visitor in this organization');
+    await fieldsChecked;
     if (body.message !== undefined && sanitizeText(body.message) === '') {
       throw ValidationError.field('message', 'The message has no text once sanitized');
     }

@@ -2,6 +2,8 @@ import type { OrgCaller } from '../../shared/auth/caller';
 import { clock } from '../../shared/clock';
 import { actorOf } from '../../shared/conversations/actor';
 import { type StoredConversation, withChange } from '../../shared/conversations/state';
+import { conversationFieldRules } from '../../shared/custom-fields/conversation-fields';
+import { CUSTOM_FIELD_VALUE_RULES } from '../../shared/custom-fields/values';
 import { assignmentEntry, auditWrite } from '../../shared/db/audit';
 import { tableName } from '../../shared/db/client';
 import { conversations, toConversation } from '../../shared/db/conversations';
@@ -23,6 +25,20 @@ import { assertFreeJson } from '../../shared/schemas/free-json';
 import { accessRules } from './access';
 
 const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * The entries of a new `customFields` map that differ from the stored one: only those are checked,
+ * so values stored before their field was deleted, deactivated or lost an option stay writable as
+ * they are (the contract leaves stored values alone).
+ */
+function changedValues(
+  stored: Readonly<Record<string, unknown>>,
+  next: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(next).filter(([name, value]) => !(name in stored) || !sameJson(stored[name], value)),
+  );
+}
 
 function mergeMetadata(
   current: Record<string, unknown>,
@@ -102,8 +118,7 @@ export const updateConversation = route({
   path: '/api/conversations/{id}',
   operationId: 'updateConversation',
   summary: 'Update a conversation',
-  description:
-    'Writes only the fields present. `metadata` merges key by key and a null value removes a key; the follow-up keys (`followUpAt`, `followUpNote`, `followUpBy`) belong to the follow-up endpoints (422 here). `operatorId: null` unassigns; assignment changes are recorded in the assignment history. A change increments `version` (returned as `ETag`); with `If-Match`, a different current version is 412 with `details.currentVersion`. A body that changes nothing returns the conversation as it is. Status `snoozed` is set by the snooze endpoint (422 here).',
+  description: `Writes only the fields present. \`metadata\` merges key by key and a null value removes a key; the follow-up keys (\`followUpAt\`, \`followUpNote\`, \`followUpBy\`) belong to the follow-up endpoints (422 here). \`operatorId: null\` unassigns; assignment changes are recorded in the assignment history. A change increments \`version\` (returned as \`ETag\`); with \`If-Match\`, a different current version is 412 with \`details.currentVersion\`. A body that changes nothing returns the conversation as it is. Status \`snoozed\` is set by the snooze endpoint (422 here).\n\n\`customFields\` replaces the whole map. Only values that are new or differ from the stored ones are checked, so a value stored before its field was deleted or deactivated can be sent back unchanged. ${CUSTOM_FIELD_VALUE_RULES}`,
   tag: 'Conversations',
   scope: 'conversations:write',
   callers: ['apiKey', 'operator'],
@@ -124,10 +139,23 @@ export const updateConversation = route({
       throw ValidationError.field(`metadata.${reserved}`, 'Follow-up keys are set by PUT /follow-up');
     if (body.status === 'snoozed')
       throw ValidationError.field('status', 'Snooze with POST /api/conversations/{id}/snooze');
+    // Read beside the conversation (one round trip for both), checked once the stored values are known.
+    const rules =
+      body.customFields && Object.keys(body.customFields).length > 0
+        ? conversationFieldRules.load(caller.orgId)
+        : undefined;
+    rules?.catch(() => undefined);
     const after = await conversations.mutate(
       caller.orgId,
       params.id,
-      (current) => {
+      async (current) => {
+        if (body.customFields) {
+          await conversationFieldRules.check(
+            caller.orgId,
+            changedValues(current.customFields, body.customFields),
+            rules,
+          );
+        }
         const next = applyPatch(current, body);
         return { next, writes: next ? changeWrites(caller, current, next) : [], result: next ?? current };
       },

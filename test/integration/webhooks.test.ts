@@ -162,6 +162,14 @@ describe('webhooks', () => {
       const customFields = Object.fromEntries(
         Array.from({ length: 4 }, (_, i) => [`field${i}`, `${i}`.padEnd(15_000, 'y')]),
       );
+      // Conversations take values of the organization's custom fields only.
+      for (const name of Object.keys(customFields)) {
+        const defined = await call('POST', '/api/custom-fields', {
+          token: own.apiKey,
+          body: { name, type: 'text', translations: [{ locale: 'en', status: 'published', label: name }] },
+        });
+        expect(defined.status).toBe(201);
+      }
       const conversation = await call<{ id: string }>('POST', '/api/conversations', {
         token: own.apiKey,
         body: { visitorId: visitor.visitor.id, metadata, customFields },
