@@ -1,5 +1,10 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import {
+  type ClientRequest,
+  Agent as HttpAgent,
+  request as httpRequest,
+  type IncomingMessage,
+} from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
 import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -144,45 +149,64 @@ function describeError(error: unknown): string {
   return code ? `${code}: ${message}` : message || 'request_failed';
 }
 
-/** Sends the POST; resolves with the response once its head has arrived. */
-function send(
-  url: URL,
-  input: WebhookRequest,
-  agent: HttpAgent,
-  signal: AbortSignal,
-): Promise<IncomingMessage> {
-  return new Promise((resolve, reject) => {
-    const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(
-      url,
-      {
-        method: 'POST',
-        headers: { ...input.headers, 'content-length': Buffer.byteLength(input.body) },
-        agent,
-        signal,
-      },
-      resolve,
-    );
-    request.once('error', reject);
-    request.end(input.body);
-  });
+/** How one exchange ended: the status if a response head arrived, and what went wrong if anything. */
+interface Exchange {
+  status: number | null;
+  /** Undefined when the response was read to its end (or up to MAX_RESPONSE_BYTES). */
+  failure?: 'timeout' | { error: unknown };
 }
 
 /**
- * Reads the response to its end without keeping it (so the connection can be reused), at most
- * MAX_RESPONSE_BYTES (then the connection is dropped); the deadline aborts a slow one.
+ * One POST, event-driven: sends the body, reads the response to its end without keeping it (so the
+ * connection can be reused), at most MAX_RESPONSE_BYTES (then the connection is dropped), and gives
+ * up at the deadline, connect to last byte, destroying the request and its socket.
  */
-async function drain(response: IncomingMessage, deadline: AbortSignal): Promise<void> {
-  const abort = () => response.destroy(deadline.reason as Error);
-  deadline.addEventListener('abort', abort, { once: true });
-  try {
-    let read = 0;
-    for await (const chunk of response) {
-      read += (chunk as Buffer).length;
-      if (read > MAX_RESPONSE_BYTES) break; // leaving the loop destroys the response and its socket
+function exchange(url: URL, input: WebhookRequest, agent: HttpAgent, timeoutMs: number): Promise<Exchange> {
+  return new Promise((resolve) => {
+    let status: number | null = null;
+    let settled = false;
+    const settle = (failure?: Exchange['failure']) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(failure === undefined ? { status } : { status, failure });
+    };
+    let request: ClientRequest;
+    try {
+      request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
+        method: 'POST',
+        headers: { ...input.headers, 'content-length': Buffer.byteLength(input.body) },
+        agent,
+      });
+    } catch (error) {
+      resolve({ status, failure: { error } });
+      return;
     }
-  } finally {
-    deadline.removeEventListener('abort', abort);
-  }
+    const timer = setTimeout(() => {
+      settle('timeout');
+      request.destroy();
+    }, timeoutMs);
+    request.on('error', (error) => settle({ error }));
+    request.on('response', (response: IncomingMessage) => {
+      status = response.statusCode ?? null;
+      let read = 0;
+      response.on('data', (chunk: Buffer) => {
+        read += chunk.length;
+        if (read > MAX_RESPONSE_BYTES) {
+          settle();
+          response.destroy();
+        }
+      });
+      response.on('end', () => settle());
+      response.on('error', (error) => settle({ error }));
+      // Closed before its end (the server reset the connection mid-body).
+      response.on('close', () => {
+        if (!response.complete)
+          settle({ error: Object.assign(new Error('aborted'), { code: 'ECONNRESET' }) });
+      });
+    });
+    request.end(input.body);
+  });
 }
 
 /**
@@ -208,22 +232,17 @@ export function createWebhookClient(options: { lookup?: HostLookup } = {}): Webh
     if (!target.ok) return finish(null, target.reason);
     const agent = !target.allowedOverride ? guarded : target.url.protocol === 'https:' ? openHttps : openHttp;
 
-    const timeoutMs = input.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(new Error('timeout')), timeoutMs);
-    let status: number | null = null;
-    try {
-      const response = await send(target.url, input, agent, deadline.signal);
-      status = response.statusCode ?? null;
-      await drain(response, deadline.signal);
-      if (status !== null && status >= 200 && status < 300) return finish(status, null);
-      if (status !== null && status >= 300 && status < 400) return finish(status, 'redirect_not_followed');
-      return finish(status, `http_${status}`);
-    } catch (error) {
-      return finish(status, deadline.signal.aborted ? 'timeout' : describeError(error));
-    } finally {
-      clearTimeout(timer);
-    }
+    const { status, failure } = await exchange(
+      target.url,
+      input,
+      agent,
+      input.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    );
+    if (failure === 'timeout') return finish(status, 'timeout');
+    if (failure) return finish(status, describeError(failure.error));
+    if (status !== null && status >= 200 && status < 300) return finish(status, null);
+    if (status !== null && status >= 300 && status < 400) return finish(status, 'redirect_not_followed');
+    return finish(status, `http_${status}`);
   }
 
   return {
