@@ -1,5 +1,6 @@
 import type { LocalStack } from '../../infra/local/stack';
 import { conversationScenarios } from './conversation-scenarios';
+import { customFieldScenarios } from './custom-field-scenarios';
 import { webhookScenarios } from './webhook-scenarios';
 
 /** Why a request touched DynamoDB, by the code that sent the command. */
@@ -492,6 +493,8 @@ export async function measureRoundTrips(
       nowMs: clock.nowMs,
     })),
   );
+  log('creating custom-field fixtures…');
+  scenarios.push(...(await customFieldScenarios({ demo, platform, orgPath, request: expectOk })));
   log('creating webhook fixtures (failed deliveries to retry: test events to a port where nothing listens)…');
   scenarios.push(
     ...(await webhookScenarios({
