@@ -26,6 +26,7 @@ const expected: Record<string, Expected> = {
   'events/apigw/conversations-create.json': { status: 201 },
   'events/apigw/conversations-get.json': { status: 200 },
   'events/apigw/conversations-list.json': { status: 200 },
+  'events/apigw/custom-fields-list.json': { status: 200 },
   'events/apigw/events-list.json': { status: 200 },
   'events/apigw/identity-me.json': { status: 200 },
   'events/apigw/platform-health.json': { status: 200 },

@@ -19,6 +19,9 @@ function partitionKeysOf(orgId: string): string[] {
     keys.event(orgId, id),
     keys.idempotency(orgId, 'key-1'),
     keys.rateWindow(orgId, id, 1_800_000_000_000),
+    keys.customField(orgId, id),
+    keys.customFieldName(orgId, 'orderNumber'),
+    keys.customFieldTotals(orgId),
   ];
   const indexes = keys.conversationIndexes({
     orgId,
@@ -61,7 +64,7 @@ describe('keys', () => {
     const partitionKeys = partitionKeysOf(orgId);
 
     // Assess
-    expect(partitionKeys).toHaveLength(18);
+    expect(partitionKeys).toHaveLength(21);
     for (const pk of partitionKeys) {
       expect(pk === `ORG#${orgId}` || pk.startsWith(`ORG#${orgId}#`), pk).toBe(true);
     }
