@@ -36,7 +36,9 @@ function changedValues(
   next: Readonly<Record<string, unknown>>,
 ): Record<string, unknown> {
   return Object.fromEntries(
-    Object.entries(next).filter(([name, value]) => !(name in stored) || !sameJson(stored[name], value)),
+    Object.entries(next).filter(
+      ([name, value]) => !Object.hasOwn(stored, name) || !sameJson(stored[name], value),
+    ),
   );
 }
 
