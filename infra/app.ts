@@ -7,9 +7,21 @@ const positiveInt = (key: string): number | undefined => {
   return Number.isInteger(value) && value > 0 ? value : undefined;
 };
 
+/** `-c reservedConcurrency=false` (reserve none) or `-c 'reservedConcurrency={"conversations":30}'`. */
+const reservedConcurrency = (): false | Record<string, number> | undefined => {
+  const raw: unknown = app.node.tryGetContext('reservedConcurrency');
+  if (raw === undefined) return undefined;
+  if (raw === false || raw === 'false') return false;
+  const parsed: unknown = typeof raw === 'string' ? JSON.parse(raw) : raw;
+  if (typeof parsed !== 'object' || parsed === null)
+    throw new Error('reservedConcurrency: false or a JSON object');
+  return parsed as Record<string, number>;
+};
+
 new ServiceStack(app, 'ConversationService', {
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   // Optional overrides (`cdk synth -c rateLimitPerMinute=600`); functions fall back to config defaults.
   rateLimitPerMinute: positiveInt('rateLimitPerMinute'),
   authCacheTtlMs: positiveInt('authCacheTtlMs'),
+  reservedConcurrency: reservedConcurrency(),
 });

@@ -3,12 +3,14 @@ import { fileURLToPath } from 'node:url';
 import { Duration } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { tableDefinition } from '../../shared/db/table';
 import type { BucketDefinition, QueueDefinition } from '../../shared/resources';
 
 export const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -48,6 +50,8 @@ export interface ServiceFunctionProps extends NodejsFunctionProps {
    * to `index.mjs`. `from` is an absolute path inside the project, `to` relative to the bundle.
    */
   bundledFiles?: readonly BundledFile[];
+  /** Encrypts the function's log group (its key policy must admit CloudWatch Logs). */
+  logsKey?: IKey;
 }
 
 export interface BundledFile {
@@ -83,10 +87,14 @@ function copyCommands(files: readonly BundledFile[], inputDir: string, outputDir
 
 /** A Lambda function with the service's runtime, bundling and logging defaults. */
 export class ServiceFunction extends NodejsFunction {
-  constructor(scope: Construct, id: string, { bundledFiles = [], ...props }: ServiceFunctionProps) {
+  constructor(scope: Construct, id: string, { bundledFiles = [], logsKey, ...props }: ServiceFunctionProps) {
     bundledFiles.forEach(checkBundledFile);
     const logGroup =
-      props.logGroup ?? new LogGroup(scope, `${id}Logs`, { retention: RetentionDays.ONE_MONTH });
+      props.logGroup ??
+      new LogGroup(scope, `${id}Logs`, {
+        retention: RetentionDays.ONE_MONTH,
+        ...(logsKey && { encryptionKey: logsKey }),
+      });
     super(scope, id, {
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
@@ -122,11 +130,16 @@ export class ServiceFunction extends NodejsFunction {
     });
   }
 
-  bindTable(table: ITable, access: 'read' | 'readWrite'): this {
+  /** The table and its indexes (the service's own by default), each by name: no `index/*`. */
+  bindTable(
+    table: ITable,
+    access: 'read' | 'readWrite',
+    indexes: readonly string[] = tableDefinition.globalIndexes.map((index) => index.name),
+  ): this {
     this.addToRolePolicy(
       new PolicyStatement({
         actions: [...tableActions[access]],
-        resources: [table.tableArn, `${table.tableArn}/index/*`],
+        resources: [table.tableArn, ...indexes.map((index) => `${table.tableArn}/index/${index}`)],
       }),
     );
     this.addEnvironment(TABLE_ENV, table.tableName);
@@ -143,6 +156,10 @@ export class ServiceFunction extends NodejsFunction {
     this.addToRolePolicy(
       new PolicyStatement({ actions: [...bucketActions[access]], resources: [bucket.arnForObjects('*')] }),
     );
+    // Objects under a customer key: reading decrypts, writing generates the object's data key.
+    const key = bucket.encryptionKey;
+    if (key && access !== 'write') key.grantDecrypt(this);
+    if (key && access !== 'read') key.grant(this, 'kms:GenerateDataKey');
     this.addEnvironment(definition.envVar, bucket.bucketName);
     return this;
   }

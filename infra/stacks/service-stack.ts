@@ -11,7 +11,11 @@ import {
   ResponseType,
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
-import { WebSocketApi, WebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  WebSocketApi,
+  LogGroupLogDestination as WebSocketLogDestination,
+  WebSocketStage,
+} from 'aws-cdk-lib/aws-apigatewayv2';
 import { WebSocketLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { MathExpression, Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import {
@@ -22,11 +26,12 @@ import {
   TableEncryptionV2,
   TableV2,
 } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
@@ -45,6 +50,7 @@ import { alarmPeriod, type PagingAlarm, ServiceAlarms } from '../constructs/alar
 import { type DashboardQueue, ServiceDashboard } from '../constructs/dashboard';
 import { LogQueries } from '../constructs/log-queries';
 import { type BundledFile, ServiceFunction } from '../constructs/service-function';
+import { RateLimitedWebAcl } from '../constructs/web-acl';
 import { thresholds } from '../operations/thresholds';
 import { RouteAlarms, type RoutedMethod } from './route-alarms';
 
@@ -104,7 +110,41 @@ export interface ServiceStackProps extends StackProps {
   authCacheTtlMs?: number;
   /** Two alarms per REST route (p99 latency, 5XX rate) in a nested stack; API-wide alarms always. Default true. */
   routeAlarms?: boolean;
+  /**
+   * Reserved concurrency per function (route group, `realtime`, worker), over `defaultReservedConcurrency`;
+   * `false` reserves none. An account must keep 100 unreserved: lower these (or pass `false`) where the
+   * account's concurrency quota is below ~600.
+   */
+  reservedConcurrency?: false | Partial<Record<string, number>>;
+  /** REST stage throttling (requests per second, burst), default 1000 / 2000. */
+  apiThrottle?: { rateLimit: number; burstLimit: number };
+  /** WebSocket stage throttling (messages per second, burst), default 500 / 1000. */
+  realtimeThrottle?: { rateLimit: number; burstLimit: number };
 }
+
+/**
+ * Reserved concurrency: a ceiling per function, so one group's flood cannot starve the others (or
+ * the workers) of the account's concurrency, and a floor that is always there for it. Sized for the
+ * traffic shape (conversations and the widget take most); a queue worker's event source never runs
+ * more batches than the function may (its maxConcurrency is capped to this).
+ */
+export const defaultReservedConcurrency: Readonly<Record<string, number>> = {
+  platform: 10,
+  admin: 10,
+  widget: 50,
+  identity: 20,
+  conversations: 100,
+  events: 50,
+  webhooks: 20,
+  realtime: 50,
+  'realtime-push': 10,
+  'webhook-fanout': 10,
+  'webhook-delivery': 50,
+  'conversation-deletions': 10,
+  'conversation-purge': 5,
+};
+/** A route group added without its own line above. */
+const DEFAULT_GROUP_CONCURRENCY = 20;
 
 /** A function of the stack: its name (route group, worker, `realtime`) and construct id prefix. */
 interface FunctionEntry {
@@ -140,6 +180,9 @@ const pascal = (name: string): string =>
 export class ServiceStack extends Stack {
   constructor(scope: Construct, id: string, props: ServiceStackProps = {}) {
     super(scope, id, props);
+    // S3 server access logs are delivered under a bucket policy (log delivery ACLs are legacy and
+    // would need ObjectWriter ownership): set here so the template does not depend on cdk.json.
+    this.node.setContext('@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy', true);
 
     const { partitionKey, sortKey, globalIndexes, timeToLiveAttribute, streamView } = tableDefinition;
     const stringKey = (name: string) => ({ name, type: AttributeType.STRING });
@@ -162,6 +205,35 @@ export class ServiceStack extends Stack {
       deletionProtection: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });
+
+    const reserved = (name: string): number | undefined => {
+      if (props.reservedConcurrency === false) return undefined;
+      return (
+        props.reservedConcurrency?.[name] ?? defaultReservedConcurrency[name] ?? DEFAULT_GROUP_CONCURRENCY
+      );
+    };
+
+    // Log groups under a customer key; CloudWatch Logs may use it for this account's log groups only.
+    const logsKey = new Key(this, 'LogsKey', {
+      description: 'Encrypts the log groups of the functions and of the APIs',
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    logsKey.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'CloudWatchLogsUseTheKeyForThisAccountsLogGroups',
+        principals: [new ServicePrincipal(`logs.${this.region}.amazonaws.com`)],
+        actions: ['kms:Encrypt*', 'kms:Decrypt*', 'kms:ReEncrypt*', 'kms:GenerateDataKey*', 'kms:Describe*'],
+        resources: ['*'],
+        conditions: {
+          ArnLike: {
+            'kms:EncryptionContext:aws:logs:arn': `arn:${this.partition}:logs:${this.region}:${this.account}:log-group:*`,
+          },
+        },
+      }),
+    );
+    const logGroup = (id: string) =>
+      new LogGroup(this, id, { retention: RetentionDays.ONE_MONTH, encryptionKey: logsKey });
 
     const operationsKey = new Key(this, 'OperationsKey', {
       description: 'Encrypts the alarm topic',
@@ -197,12 +269,39 @@ export class ServiceStack extends Stack {
       );
     }
 
+    // S3 server access logs of the service's buckets. A log target cannot use SSE-KMS; it keeps its
+    // own logs nowhere (a bucket logging to itself loops), and its objects expire after 90 days.
+    const accessLogsBucket = new Bucket(this, 'AccessLogsBucket', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      encryption: BucketEncryption.S3_MANAGED,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      lifecycleRules: [
+        { expiration: Duration.days(90), abortIncompleteMultipartUploadAfter: Duration.days(1) },
+      ],
+      autoDeleteObjects: false,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    const bucketKey = new Key(this, 'BucketsKey', {
+      description: 'Encrypts the objects of the service buckets (exports)',
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
     const buckets = new Map<BucketName, Bucket>();
     for (const definition of bucketDefinitions) {
+      // Versioning: off, decided. Objects are generated files (a transcript can be generated again),
+      // written once under a fresh key and expiring within days; versions would keep deleted or
+      // purged customer text past that expiry and past a conversation's purge, which must not
+      // happen. Overwrites and deletions are by the service only (no delete grant exists).
       const bucket = new Bucket(this, `${pascal(definition.name)}Bucket`, {
         blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
         enforceSSL: true,
-        encryption: BucketEncryption.S3_MANAGED,
+        encryption: BucketEncryption.KMS,
+        encryptionKey: bucketKey,
+        bucketKeyEnabled: true,
+        versioned: false,
+        serverAccessLogsBucket: accessLogsBucket,
+        serverAccessLogsPrefix: `${definition.name}/`,
         lifecycleRules: [
           {
             expiration: Duration.days(definition.expireAfterDays),
@@ -247,7 +346,8 @@ export class ServiceStack extends Stack {
       ...(props.authCacheTtlMs && { AUTH_CACHE_TTL_MS: String(props.authCacheTtlMs) }),
     };
 
-    const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: RetentionDays.ONE_MONTH });
+    const accessLogs = logGroup('ApiAccessLogs');
+    const apiThrottle = props.apiThrottle ?? { rateLimit: 1000, burstLimit: 2000 };
     const api = new RestApi(this, 'Api', {
       // The ApiName dimension of every API Gateway metric: unique per stack, not CDK's default 'Api'.
       restApiName: `${this.stackName}-api`,
@@ -261,6 +361,9 @@ export class ServiceStack extends Stack {
         loggingLevel: MethodLoggingLevel.ERROR,
         accessLogDestination: new LogGroupLogDestination(accessLogs),
         accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
+        // Below the account's regional limit (10,000/s), so one stage cannot take all of it.
+        throttlingRateLimit: apiThrottle.rateLimit,
+        throttlingBurstLimit: apiThrottle.burstLimit,
       },
     });
     for (const [type, code, statusCode] of gatewayErrors) {
@@ -319,6 +422,8 @@ export class ServiceStack extends Stack {
         entry: groupEntry(group.name),
         description: group.description,
         environment,
+        logsKey,
+        reservedConcurrentExecutions: reserved(group.name),
         ...(needs?.bundledFiles && { bundledFiles: needs.bundledFiles() }),
       }).bindTable(table, 'readWrite');
       if (needs?.sealsWebhookSecrets) withWebhookSecrets(fn, 'seal');
@@ -344,6 +449,8 @@ export class ServiceStack extends Stack {
       entry: realtimeConnectionsEntry,
       description: 'realtime WebSocket connections: authenticates and records them',
       environment,
+      logsKey,
+      reservedConcurrentExecutions: reserved('realtime'),
     }).bindTable(table, 'readWrite');
     Tags.of(realtimeFunction).add('service:realtime', 'connections');
     const realtimeIntegration = (id: string) => new WebSocketLambdaIntegration(id, realtimeFunction);
@@ -353,10 +460,29 @@ export class ServiceStack extends Stack {
       disconnectRouteOptions: { integration: realtimeIntegration('RealtimeDisconnect') },
       defaultRouteOptions: { integration: realtimeIntegration('RealtimeDefault') },
     });
+    const realtimeThrottle = props.realtimeThrottle ?? { rateLimit: 500, burstLimit: 1000 };
     const realtimeStage = new WebSocketStage(this, 'RealtimeStage', {
       webSocketApi: realtimeApi,
       stageName: 'v1',
       autoDeploy: true,
+      throttle: realtimeThrottle,
+      accessLogSettings: {
+        destination: new WebSocketLogDestination(logGroup('RealtimeAccessLogs')),
+        format: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: '$context.requestId',
+            connectionId: '$context.connectionId',
+            routeKey: '$context.routeKey',
+            eventType: '$context.eventType',
+            status: '$context.status',
+            requestTime: '$context.requestTime',
+            ip: '$context.identity.sourceIp',
+            integrationStatus: '$context.integration.status',
+            integrationLatency: '$context.integration.latency',
+            error: '$context.error.message',
+          }),
+        ),
+      },
     });
     functions.push({ name: 'realtime', id: 'RealtimeConnections', fn: realtimeFunction });
 
@@ -368,6 +494,8 @@ export class ServiceStack extends Stack {
         description: worker.description,
         timeout: Duration.seconds(worker.timeoutSeconds),
         environment,
+        logsKey,
+        reservedConcurrentExecutions: reserved(worker.name),
       }).bindTable(table, 'readWrite');
       for (const name of worker.sendsTo) {
         const definition = queueDefinitions.find((q) => q.name === name);
@@ -388,10 +516,16 @@ export class ServiceStack extends Stack {
         if (!queue || !definition || definition.visibilityTimeoutSeconds < worker.timeoutSeconds) {
           throw new Error(`Worker ${worker.name}: queue ${source.queue} is missing or times out before it`);
         }
+        // Never more batches in flight than the function may run: throttled receives count towards
+        // maxReceiveCount and would dead-letter healthy messages.
+        const ceiling = reserved(worker.name);
+        if (ceiling !== undefined && ceiling < 2) {
+          throw new Error(`Worker ${worker.name}: a queue worker needs a reserved concurrency of 2 or more`);
+        }
         fn.addEventSource(
           new SqsEventSource(queue, {
             batchSize: source.batchSize,
-            maxConcurrency: source.maxConcurrency,
+            maxConcurrency: Math.min(source.maxConcurrency, ceiling ?? source.maxConcurrency),
             reportBatchItemFailures: true,
           }),
         );
@@ -472,6 +606,11 @@ export class ServiceStack extends Stack {
     if (props.routeAlarms ?? true) {
       new RouteAlarms(this, 'RouteAlarms', { routes: routeMethods, stage: api.deploymentStage, alarms });
     }
+
+    new RateLimitedWebAcl(this, 'WebAcl', {
+      stageArn: api.deploymentStage.stageArn,
+      dependsOn: api.deploymentStage,
+    });
 
     new ServiceDashboard(this, 'Dashboard', {
       api,

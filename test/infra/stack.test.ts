@@ -218,19 +218,33 @@ describe('data', () => {
     expect(ofType('AWS::SQS::QueuePolicy')).toHaveLength(queues.length);
   });
 
-  it('keeps every bucket private, encrypted and expiring', () => {
-    const buckets = ofType('AWS::S3::Bucket');
+  it('keeps every bucket private, encrypted, logged and expiring', () => {
+    const all = ofType('AWS::S3::Bucket');
+    // The service's buckets, and the one their access logs go to.
+    const [logs, ...others] = all.filter(([id]) => id.startsWith('AccessLogsBucket'));
+    expect(logs && others.length === 0).toBe(true);
+    const buckets = all.filter(([id]) => id !== logs?.[0]);
     expect(buckets).toHaveLength(bucketDefinitions.length);
-    for (const [id, bucket] of buckets) {
+    for (const [id, bucket] of all) {
       expect(bucket.Properties.PublicAccessBlockConfiguration, id).toEqual({
         BlockPublicAcls: true,
         BlockPublicPolicy: true,
         IgnorePublicAcls: true,
         RestrictPublicBuckets: true,
       });
-      expect(JSON.stringify(bucket.Properties.BucketEncryption)).toContain('AES256');
       expect(resources[id]).toMatchObject({ DeletionPolicy: 'Retain' });
     }
+    for (const [id, bucket] of buckets) {
+      // A customer key; versioning off on purpose (see service-stack.ts); access logs kept.
+      const encryption = JSON.stringify(bucket.Properties.BucketEncryption);
+      expect(encryption, id).toContain('aws:kms');
+      expect(encryption, id).toContain('"BucketKeyEnabled":true');
+      expect(bucket.Properties.VersioningConfiguration, id).toBeUndefined();
+      const logging = bucket.Properties.LoggingConfiguration as { DestinationBucketName: unknown };
+      expect(referencedId(logging.DestinationBucketName), id).toBe(logs?.[0]);
+    }
+    // A log target cannot use SSE-KMS.
+    expect(JSON.stringify(logs?.[1].Properties.BucketEncryption)).toContain('AES256');
     const expirations = buckets.flatMap(([, bucket]) =>
       (bucket.Properties.LifecycleConfiguration as { Rules: { ExpirationInDays?: number }[] }).Rules.map(
         (rule) => rule.ExpirationInDays,
