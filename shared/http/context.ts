@@ -1,3 +1,4 @@
+import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { Caller } from '../auth/caller';
 import type { Organization } from '../db/organizations';
@@ -22,26 +23,10 @@ export interface RequestState {
 
 export type HandlerContext = Context & { state: RequestState };
 
-/**
- * One request on its way through the stack (the shape middy gives its middlewares): the event, the
- * Lambda context carrying `state`, and the answer or error so far.
- */
-export interface HttpRequest {
-  event: APIGatewayProxyEvent;
-  context: HandlerContext;
-  response: APIGatewayProxyResult | undefined;
-  error: unknown;
-}
-
-/**
- * A step of the stack: returns nothing, or a promise of nothing when it has something to wait for.
- * As in middy, a step that returns (or resolves to) a value ends its phase with that value as the
- * answer (from `before`: the handler and the `after` steps are skipped); no step here does.
- */
-export type HttpStep = (request: HttpRequest) => unknown;
-
-export interface HttpMiddleware {
-  before?: HttpStep;
-  after?: HttpStep;
-  onError?: HttpStep;
-}
+export type HttpRequest = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HandlerContext>;
+export type HttpMiddleware = middy.MiddlewareObj<
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  Error,
+  HandlerContext
+>;
