@@ -575,6 +575,8 @@ const tagDescriptions: Record<string, string> = {
   Webhooks: 'Signed deliveries of events to your endpoints (Standard Webhooks)',
   Widget: 'The chat widget’s public bootstrap',
   Identity: 'The caller itself',
+  'Custom fields':
+    'Organization-defined fields of conversations and visitors, with localized labels and options',
   Provisioning: 'Platform administration: organizations, API keys, operators and sessions',
   Service: 'Health and the service’s own documents',
 };

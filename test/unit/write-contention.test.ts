@@ -66,7 +66,8 @@ describe('a write that keeps losing to concurrent writers', () => {
     const key = apiKeyFixture();
     ddb.on(BatchGetCommand).callsFake(batchGetFrom([key.item, organizationItem(key.orgId)]));
     vi.spyOn(log, 'info').mockImplementation(() => undefined);
-    vi.spyOn(log, 'error').mockImplementation(() => undefined);
+    const warned = vi.spyOn(log, 'warn').mockImplementation(() => undefined);
+    const failed = vi.spyOn(log, 'error').mockImplementation(() => undefined);
     const handler = createHandler([
       route({
         method: 'POST',
@@ -88,5 +89,11 @@ describe('a write that keeps losing to concurrent writers', () => {
     expect(response.statusCode).toBe(503);
     expect(JSON.parse(response.body).error.code).toBe('SERVICE_UNAVAILABLE');
     expect(response.headers?.['Retry-After']).toBe('1');
+    // Load shed is a warning with its cause, not an error with a stack.
+    expect(warned).toHaveBeenCalledWith(
+      'request shed',
+      expect.objectContaining({ cause: 'ConcurrentChangeError' }),
+    );
+    expect(failed).not.toHaveBeenCalled();
   });
 });

@@ -34,7 +34,12 @@ export const errorFormatter = (): HttpMiddleware => ({
     if (!expose) {
       // Explicit ids: in the local stack several requests share the process (and the log context).
       const orgId = request.context.state?.organization?.id;
-      log.error('request failed', { requestId, ...(orgId ? { orgId } : {}), error: request.error as Error });
+      const ids = { requestId, ...(orgId ? { orgId } : {}) };
+      // Throttling and writes that kept losing are load, answered 503 with Retry-After: a warning
+      // with its cause, not an error with a stack (those stay for what nobody expected).
+      if (known?.code === 'SERVICE_UNAVAILABLE')
+        log.warn('request shed', { ...ids, cause: (request.error as Error).name ?? 'unknown' });
+      else log.error('request failed', { ...ids, error: request.error as Error });
     }
     const statusCode = known ? statusOfCode[known.code] : 500;
     const error = {
