@@ -42,8 +42,15 @@ function retrySchedule(raw: string | undefined): readonly number[] {
 export const config = {
   serviceVersion: env.SERVICE_VERSION ?? '0.1.0',
   tableName: required('TABLE_NAME', 'conversation-service'),
-  /** HMAC key for pagination cursors; any change invalidates outstanding cursors (400). */
-  cursorSigningKey: required('CURSOR_SIGNING_KEY', 'local-development-cursor-key'),
+  /**
+   * Pagination cursors' HMAC keys (shared/cursor-keys.ts). In AWS the ARN of the secret holding
+   * the key ring, read at cold start and rotated; locally (and under SAM) the key itself, used
+   * when no ARN is set.
+   */
+  cursorSigningKeySecretArn: env.CURSOR_SIGNING_KEY_SECRET_ARN || undefined,
+  cursorSigningKey: env.CURSOR_SIGNING_KEY_SECRET_ARN
+    ? undefined
+    : required('CURSOR_SIGNING_KEY', 'local-development-cursor-key'),
   /** SHA-256 (hex) of the platform admin token; the token itself never sits in a deployed function. */
   platformAdminTokenSha256: platformAdminTokenHash(),
   rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', 1200),

@@ -34,6 +34,8 @@ const LOCAL_ONLY = [
   'AWS_ENDPOINT_URL_S3',
   'AWS_ENDPOINT_URL_SESV2',
   'WEBHOOK_SECRETS_KEY',
+  // In AWS the functions read the key from Secrets Manager (CURSOR_SIGNING_KEY_SECRET_ARN).
+  'CURSOR_SIGNING_KEY',
   'WEBHOOK_ALLOWED_TARGETS',
   'WEBHOOK_RETRY_SCHEDULE',
   'RATE_LIMIT_PER_MINUTE',
@@ -79,6 +81,8 @@ export function samEnvironment(state: StackState, host: string): Record<string, 
     // The local key, not KMS: the same key `npm start` seals webhook secrets with.
     WEBHOOK_SECRETS_KMS_KEY_ID: '',
     WEBHOOK_SECRETS_KEY: env.WEBHOOK_SECRETS_KEY ?? DEVELOPMENT_WEBHOOK_KEY,
+    // The running stack's key, not Secrets Manager: an empty ARN makes the functions use CURSOR_SIGNING_KEY.
+    CURSOR_SIGNING_KEY_SECRET_ARN: '',
     REALTIME_ENDPOINT: reachable(env.REALTIME_ENDPOINT ?? state.baseUrl),
   };
   for (const name of [

@@ -142,6 +142,8 @@ export const defaultReservedConcurrency: Readonly<Record<string, number>> = {
   'webhook-delivery': 50,
   'conversation-deletions': 10,
   'conversation-purge': 5,
+  // Secrets Manager runs the steps of one rotation one after another.
+  'cursor-key-rotation': 1,
 };
 /** A route group added without its own line above. */
 const DEFAULT_GROUP_CONCURRENCY = 20;
@@ -314,8 +316,12 @@ export class ServiceStack extends Stack {
       buckets.set(definition.name, bucket);
     }
 
+    // Read by the functions at cold start (shared/cursor-keys.ts), never put in their environment:
+    // a JSON ring { current, next, previous } once rotated (a plain key until then), so a rotation
+    // never invalidates a cursor in flight.
     const cursorSigningKey = new Secret(this, 'CursorSigningKey', {
-      description: 'HMAC key for pagination cursors; rotating it invalidates outstanding cursors',
+      description:
+        'HMAC key ring of pagination cursors (JSON {current,next,previous}; a plain key before the first rotation), rotated every 30 days',
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
     });
     // Webhook signing secrets are encrypted with KMS (organization as encryption context): only the
@@ -339,8 +345,7 @@ export class ServiceStack extends Stack {
 
     const environment: Record<string, string> = {
       SERVICE_VERSION: packageJson.version,
-      // A dynamic reference: CloudFormation resolves it at deploy time, the template never holds the key.
-      CURSOR_SIGNING_KEY: cursorSigningKey.secretValue.unsafeUnwrap(),
+      CURSOR_SIGNING_KEY_SECRET_ARN: cursorSigningKey.secretArn,
       PLATFORM_ADMIN_TOKEN_SHA256: adminTokenHash.valueAsString,
       ...(props.rateLimitPerMinute && { RATE_LIMIT_PER_MINUTE: String(props.rateLimitPerMinute) }),
       ...(props.authCacheTtlMs && { AUTH_CACHE_TTL_MS: String(props.authCacheTtlMs) }),
@@ -560,6 +565,23 @@ export class ServiceStack extends Stack {
       Tags.of(fn).add(WORKER_TAG, worker.name);
       functions.push({ name: worker.name, id: `${workerId}Worker`, fn, stream: source.kind === 'stream' });
     }
+
+    for (const { fn } of functions) cursorSigningKey.grantRead(fn);
+    // A custom rotation function: hosted rotations only exist for database credentials.
+    const rotation = new ServiceFunction(this, 'CursorKeyRotationFunction', {
+      entry: 'functions/rotation/cursor-signing-key.ts',
+      description: 'rotates the cursor signing key ring (Secrets Manager rotation steps)',
+      timeout: Duration.seconds(30),
+      memorySize: 256,
+      logsKey,
+      reservedConcurrentExecutions: reserved('cursor-key-rotation'),
+    });
+    Tags.of(rotation).add('service:rotation', 'cursor-signing-key');
+    cursorSigningKey.addRotationSchedule('Rotation', {
+      rotationLambda: rotation,
+      automaticallyAfter: Duration.days(30),
+    });
+    functions.push({ name: 'cursor-key-rotation', id: 'CursorKeyRotation', fn: rotation });
 
     const fallback = integrations.get(fallbackGroup);
     if (!fallback) throw new Error(`Fallback group "${fallbackGroup}" is not in the route table`);

@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { config } from '../config';
+import { verificationKeys } from '../cursor-key-ring';
+import { cursorKeys } from '../cursor-keys';
 import { BadRequestError } from '../errors';
 
 /**
@@ -9,13 +10,23 @@ import { BadRequestError } from '../errors';
  */
 type StartKey = Record<string, unknown>;
 
-function sign(payload: string): Buffer {
-  return createHmac('sha256', config.cursorSigningKey).update(payload).digest();
+function sign(payload: string, key: string): Buffer {
+  return createHmac('sha256', key).update(payload).digest();
+}
+
+/** Signed by any key of the ring (a rotation keeps cursors valid: shared/cursor-key-ring.ts). */
+function signedByRing(payload: string, signature: string): boolean {
+  const given = Buffer.from(signature);
+  return verificationKeys(cursorKeys.keys()).some((key) => {
+    // Compare the canonical text, not decoded bytes: base64url decoding tolerates altered padding.
+    const expected = Buffer.from(sign(payload, key).toString('base64url'));
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  });
 }
 
 export function encodeCursor(orgId: string, queryId: string, startKey: StartKey): string {
   const payload = Buffer.from(JSON.stringify({ o: orgId, q: queryId, k: startKey })).toString('base64url');
-  return `${payload}.${sign(payload).toString('base64url')}`;
+  return `${payload}.${sign(payload, cursorKeys.keys().current).toString('base64url')}`;
 }
 
 export function decodeCursor(cursor: string, orgId: string, queryId: string): StartKey {
@@ -24,10 +35,7 @@ export function decodeCursor(cursor: string, orgId: string, queryId: string): St
   });
   const [payload, signature, extra] = cursor.split('.');
   if (!payload || !signature || extra !== undefined) throw invalid;
-  // Compare the canonical text, not decoded bytes: base64url decoding tolerates altered padding.
-  const expected = Buffer.from(sign(payload).toString('base64url'));
-  const given = Buffer.from(signature);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid;
+  if (!signedByRing(payload, signature)) throw invalid;
   let decoded: { o?: unknown; q?: unknown; k?: unknown };
   try {
     decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));

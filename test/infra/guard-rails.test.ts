@@ -152,3 +152,43 @@ describe('encryption at rest', () => {
     }
   });
 });
+
+describe('the cursor signing key', () => {
+  const [[secretId] = ['']] = ofType('AWS::SecretsManager::Secret');
+
+  it('is never resolved into a template or an environment', () => {
+    expect(JSON.stringify(json)).not.toContain('{{resolve:secretsmanager');
+  });
+
+  it('is readable by every function that gets its ARN, and by nothing else', () => {
+    const readers = ofType('AWS::IAM::Policy').filter(([, policy]) =>
+      (
+        policy.Properties.PolicyDocument as { Statement: { Action: unknown; Resource: unknown }[] }
+      ).Statement.some(
+        (statement) =>
+          [statement.Action].flat().includes('secretsmanager:GetSecretValue') &&
+          referencedId(statement.Resource) === secretId,
+      ),
+    );
+    const withArn = ofType('AWS::Lambda::Function').filter(
+      ([, fn]) =>
+        referencedId(
+          (fn.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables
+            ?.CURSOR_SIGNING_KEY_SECRET_ARN,
+        ) === secretId,
+    );
+    expect(withArn.length).toBe(functions.size);
+    // One policy per function role, plus the rotation function's.
+    expect(readers.length).toBe(withArn.length + 1);
+  });
+
+  it('rotates every 30 days through its own rotation function', () => {
+    const [[, schedule] = ['', undefined]] = ofType('AWS::SecretsManager::RotationSchedule');
+    expect(referencedId(schedule?.Properties.SecretId)).toBe(secretId);
+    expect(schedule?.Properties.RotationRules).toEqual({ ScheduleExpression: 'rate(30 days)' });
+    const rotationId = referencedId(schedule?.Properties.RotationLambdaARN);
+    const rotation = resources[rotationId ?? ''];
+    expect(rotation && tagValue(rotation, 'service:rotation')).toBe('cursor-signing-key');
+    expect(rotation?.Properties.ReservedConcurrentExecutions).toBe(1);
+  });
+});

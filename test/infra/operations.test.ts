@@ -163,7 +163,8 @@ describe('alarms', () => {
       ([, fn]) =>
         tagValue(fn, 'service:route-group') ||
         tagValue(fn, 'service:worker') ||
-        tagValue(fn, 'service:realtime'),
+        tagValue(fn, 'service:realtime') ||
+        tagValue(fn, 'service:rotation'),
     );
     const count = (metricName: string) =>
       alarms.filter(([, properties]) => properties.MetricName === metricName).length;

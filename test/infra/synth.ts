@@ -31,8 +31,8 @@ export function synthesize(props: ServiceStackProps = {}) {
 
 /** `{ Ref: id }` or `{ 'Fn::GetAtt': [id, attr] }` → id. */
 export const referencedId = (value: unknown): string | undefined => {
-  const ref = value as { Ref?: string; 'Fn::GetAtt'?: [string, string] };
-  return ref.Ref ?? ref['Fn::GetAtt']?.[0];
+  const ref = value as { Ref?: string; 'Fn::GetAtt'?: [string, string] } | undefined;
+  return ref?.Ref ?? ref?.['Fn::GetAtt']?.[0];
 };
 
 export const tagValue = (resource: CfnResource, key: string): string | undefined =>

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { config } from '../../shared/config';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { cursorKeys } from '../../shared/cursor-keys';
 import { decodeCursor, encodeCursor } from '../../shared/db/cursor';
 import { BadRequestError } from '../../shared/errors';
 import { uuidv7 } from '../../shared/ids';
@@ -11,9 +11,9 @@ const queryId = 'conversations:status=open';
 const startKey = { pk: `ORG#${orgId}#CONVS`, sk: 'x', gsi1sk: '2026-11-21T10:00:00.000Z#abc' };
 
 /** A cursor signed with the real key: what an attacker who had the key could build. */
-function signed(payloadJson: string): string {
+function signed(payloadJson: string, key = cursorKeys.keys().current): string {
   const payload = Buffer.from(payloadJson).toString('base64url');
-  const signature = createHmac('sha256', config.cursorSigningKey).update(payload).digest('base64url');
+  const signature = createHmac('sha256', key).update(payload).digest('base64url');
   return `${payload}.${signature}`;
 }
 
@@ -139,5 +139,38 @@ describe('cursor', () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  describe('across a key rotation', () => {
+    const [previous, current, next, retired] = ['p', 'c', 'n', 'r'].map((c) => c.repeat(40)) as [
+      string,
+      string,
+      string,
+      string,
+    ];
+    const cursorOf = (key: string) => signed(JSON.stringify({ o: orgId, q: queryId, k: startKey }), key);
+    afterEach(() => vi.restoreAllMocks());
+
+    it('signs with the current key and accepts the previous and the announced next one', () => {
+      // Prepare
+      vi.spyOn(cursorKeys, 'keys').mockReturnValue({ previous, current, next });
+
+      // Act
+      const cursor = encodeCursor(orgId, queryId, startKey);
+
+      // Assess
+      expect(cursor).toBe(cursorOf(current));
+      for (const key of [previous, current, next]) {
+        expect(decodeCursor(cursorOf(key), orgId, queryId)).toEqual(startKey);
+      }
+    });
+
+    it('refuses a cursor signed with a key that left the ring', () => {
+      // Prepare
+      vi.spyOn(cursorKeys, 'keys').mockReturnValue({ previous, current, next });
+
+      // Act / Assess
+      expectBadRequest(() => decodeCursor(cursorOf(retired), orgId, queryId));
+    });
   });
 });

@@ -91,6 +91,7 @@ describe('npm run sam:prepare', () => {
       AWS_ENDPOINT_URL_DYNAMODB: 'http://host.docker.internal:8000',
       REALTIME_ENDPOINT: 'http://host.docker.internal:3000',
       CURSOR_SIGNING_KEY: 'k',
+      CURSOR_SIGNING_KEY_SECRET_ARN: '',
       WEBHOOK_SECRETS_KMS_KEY_ID: '',
     });
     expect(env.PLATFORM_ADMIN_TOKEN_SHA256).toMatch(/^[0-9a-f]{64}$/);
