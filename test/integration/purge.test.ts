@@ -186,8 +186,10 @@ describe('the purge of a deleted conversation', () => {
         Item: { ...unlisted, deletedAt: new Date().toISOString(), rev: Number(stored.rev) + 1 },
       }),
     );
-    // More revisions than one purge page: six more messages' full rings of 20.
-    const rings = Array.from({ length: 6 }, () => crypto.randomUUID()).flatMap((messageId) =>
+    // More revisions than two purge pages: twelve more messages' full rings of 20. The crash below
+    // may still delete most of the first page (its other batch calls complete), so more than two
+    // pages' worth keeps a second revision page certain after the redelivery.
+    const rings = Array.from({ length: 12 }, () => crypto.randomUUID()).flatMap((messageId) =>
       Array.from({ length: 20 }, (_, slot) => ({
         ...keys.revision(tenant.orgId, id, messageId, slot),
         entity: 'revision',
@@ -203,7 +205,7 @@ describe('the purge of a deleted conversation', () => {
         }),
       );
     }
-    expect((await partition(id)).filter((item) => kindOf(item) === 'REV')).toHaveLength(122);
+    expect((await partition(id)).filter((item) => kindOf(item) === 'REV')).toHaveLength(242);
 
     const { handler } = await import('../../functions/workers/conversation-purge');
     const { queues } = await import('../../shared/queues');
