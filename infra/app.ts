@@ -1,7 +1,11 @@
-import { App } from 'aws-cdk-lib';
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { ServiceStack } from './stacks/service-stack';
 
 const app = new App();
+// Both cdk-nag packs on every synth: a finding fails it (cdk.out/validation-report.json); the ones
+// we accept are acknowledged in code with their reason (infra/nag.ts).
+Validations.of(app).addPlugins(new AwsSolutionsChecks(), new ServerlessChecks());
 const positiveInt = (key: string): number | undefined => {
   const value = Number(app.node.tryGetContext(key));
   return Number.isInteger(value) && value > 0 ? value : undefined;

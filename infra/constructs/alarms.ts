@@ -11,6 +11,7 @@ import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { type CfnSubscription, Subscription, SubscriptionProtocol, Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import { acknowledge } from '../nag';
 import { PERIOD_MINUTES } from '../operations/thresholds';
 
 /** The runbook: every alarm's description ends with its section there. */
@@ -78,6 +79,10 @@ export class ServiceAlarms extends Construct {
       endpoint: email.valueAsString,
     });
     (subscription.node.defaultChild as CfnSubscription).cfnOptions.condition = hasEmail;
+    acknowledge(subscription, {
+      'Serverless-SNSRedrivePolicy':
+        'An e-mail subscription: undeliverable alarm mail would sit in a queue nobody reads; every alarm stays visible in CloudWatch and on the dashboard, and other subscribers (pager, chat) can be added to the topic.',
+    });
     this.action = new SnsAction(this.topic);
   }
 

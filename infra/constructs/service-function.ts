@@ -12,6 +12,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '../../shared/db/table';
 import type { BucketDefinition, QueueDefinition } from '../../shared/resources';
+import { acknowledge, reasons } from '../nag';
 
 export const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -127,6 +128,15 @@ export class ServiceFunction extends NodejsFunction {
         }),
         ...props.bundling,
       },
+    });
+    acknowledge(this, {
+      'AwsSolutions-L1': reasons.runtimePin,
+      'Serverless-LambdaLatestVersion': reasons.runtimePin,
+      'Serverless-LambdaDLQ': reasons.noAsyncInvocations,
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]':
+        "CDK's default execution role policy: logs:CreateLogGroup/CreateLogStream/PutLogEvents only; the function writes to its own KMS-encrypted log group.",
+      'AwsSolutions-IAM5[Resource::*]':
+        "CDK's X-Ray grant for active tracing (xray:PutTraceSegments, xray:PutTelemetryRecords), which takes no resource (and, for a rotation function, CDK's secretsmanager:GetRandomPassword, likewise). Every grant of our own names its resources (see the template tests).",
     });
   }
 

@@ -1,5 +1,15 @@
 import { join } from 'node:path';
-import { CfnOutput, CfnParameter, Duration, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
+import {
+  type CfnElement,
+  CfnOutput,
+  CfnParameter,
+  Duration,
+  RemovalPolicy,
+  Stack,
+  type StackProps,
+  Tags,
+  Token,
+} from 'aws-cdk-lib';
 import {
   AccessLogFormat,
   type IResource,
@@ -51,6 +61,7 @@ import { type DashboardQueue, ServiceDashboard } from '../constructs/dashboard';
 import { LogQueries } from '../constructs/log-queries';
 import { type BundledFile, ServiceFunction } from '../constructs/service-function';
 import { RateLimitedWebAcl } from '../constructs/web-acl';
+import { acknowledge, reasons } from '../nag';
 import { thresholds } from '../operations/thresholds';
 import { RouteAlarms, type RoutedMethod } from './route-alarms';
 
@@ -257,6 +268,7 @@ export class ServiceStack extends Stack {
         retentionPeriod: Duration.days(14),
       });
       Tags.of(deadLetterQueue).add('service:queue', deadLetterName(definition));
+      acknowledge(deadLetterQueue, { 'Serverless-SQSRedrivePolicy': reasons.deadLetterQueue });
       const queue = new Queue(this, `${queueId}Queue`, {
         ...queueDefaults,
         visibilityTimeout: Duration.seconds(definition.visibilityTimeoutSeconds),
@@ -333,8 +345,15 @@ export class ServiceStack extends Stack {
     });
     const withWebhookSecrets = (fn: ServiceFunction, access: 'seal' | 'open') => {
       fn.addEnvironment('WEBHOOK_SECRETS_KMS_KEY_ID', webhookSecretsKey.keyArn);
-      if (access === 'seal') webhookSecretsKey.grantEncrypt(fn);
-      else webhookSecretsKey.grantDecrypt(fn);
+      if (access === 'seal') {
+        webhookSecretsKey.grantEncrypt(fn);
+        const grant =
+          "CDK's KMS encrypt grant (kms:Encrypt, kms:ReEncrypt*, kms:GenerateDataKey*) on the one webhook-secrets key; the function only calls Encrypt.";
+        acknowledge(fn, {
+          'AwsSolutions-IAM5[Action::kms:ReEncrypt*]': grant,
+          'AwsSolutions-IAM5[Action::kms:GenerateDataKey*]': grant,
+        });
+      } else webhookSecretsKey.grantDecrypt(fn);
     };
     const adminTokenHash = new CfnParameter(this, 'PlatformAdminTokenSha256', {
       type: 'String',
@@ -370,6 +389,16 @@ export class ServiceStack extends Stack {
         throttlingRateLimit: apiThrottle.rateLimit,
         throttlingBurstLimit: apiThrottle.burstLimit,
       },
+    });
+    const inMiddleware =
+      'Authentication and authorization happen in the shared middleware of every function (five credential kinds, SHA-256 hashed, constant-time compare; caller kind, module, scope and admin role checks; tenancy by construction), not in an API Gateway or Cognito authorizer: API keys, operator sessions, visitor and widget tokens and the platform token are the contract, and the public routes (health, openapi.json, docs) need none.';
+    acknowledge(api, {
+      'AwsSolutions-APIG4': inMiddleware,
+      'AwsSolutions-COG4': inMiddleware,
+      'AwsSolutions-APIG2':
+        "Requests are validated strictly in the shared middleware (zod strict schemas, 422 with the failing field), from the same schemas the OpenAPI document is generated from; API Gateway's validator would duplicate them and answer outside the contract's error envelope.",
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]':
+        "CDK's account-level role that lets API Gateway write execution and access logs; the managed policy is the one AWS documents for it.",
     });
     for (const [type, code, statusCode] of gatewayErrors) {
       api.addGatewayResponse(`${type.responseType}Response`, {
@@ -465,6 +494,10 @@ export class ServiceStack extends Stack {
       disconnectRouteOptions: { integration: realtimeIntegration('RealtimeDisconnect') },
       defaultRouteOptions: { integration: realtimeIntegration('RealtimeDefault') },
     });
+    acknowledge(realtimeApi, {
+      'AwsSolutions-APIG4':
+        'The $connect handler authenticates the session or visitor token itself (shared middleware code) and refuses the connection with 401; $disconnect and $default only act on a connection it accepted.',
+    });
     const realtimeThrottle = props.realtimeThrottle ?? { rateLimit: 500, burstLimit: 1000 };
     const realtimeStage = new WebSocketStage(this, 'RealtimeStage', {
       webSocketApi: realtimeApi,
@@ -512,6 +545,15 @@ export class ServiceStack extends Stack {
       if (worker.pushesRealtime) {
         fn.addEnvironment('REALTIME_ENDPOINT', realtimeStage.callbackUrl);
         realtimeApi.grantManageConnections(fn);
+        // cdk-nag names the resource as the template has it: pseudo parameters or the env's values.
+        const named = (value: string, pseudo: string) =>
+          Token.isUnresolved(value) ? `<AWS::${pseudo}>` : value;
+        const apiLogicalId = this.resolve(this.getLogicalId(realtimeApi.node.defaultChild as CfnElement));
+        const connections = `arn:${named(this.partition, 'Partition')}:execute-api:${named(this.region, 'Region')}:${named(this.account, 'AccountId')}:<${apiLogicalId}>/*/*/@connections/*`;
+        acknowledge(fn, {
+          [`AwsSolutions-IAM5[Resource::${connections}]`]:
+            'Posting to a WebSocket connection names the connection, known only at run time; the grant is limited to the realtime API.',
+        });
       }
       const { source } = worker;
       if (source.kind === 'queue') {
@@ -527,6 +569,10 @@ export class ServiceStack extends Stack {
         if (ceiling !== undefined && ceiling < 2) {
           throw new Error(`Worker ${worker.name}: a queue worker needs a reserved concurrency of 2 or more`);
         }
+        acknowledge(fn, {
+          'Serverless-LambdaEventSourceMappingDestination':
+            "An SQS event source has no on-failure destination: a message that keeps failing returns to the queue and moves to the queue's dead-letter queue after maxReceiveCount (alarmed; redrive in docs/operations.md).",
+        });
         fn.addEventSource(
           new SqsEventSource(queue, {
             batchSize: source.batchSize,
@@ -542,6 +588,10 @@ export class ServiceStack extends Stack {
           retentionPeriod: Duration.days(14),
         });
         Tags.of(failures).add('service:stream-failures', worker.name);
+        acknowledge(failures, {
+          'AwsSolutions-SQS3': reasons.deadLetterQueue,
+          'Serverless-SQSRedrivePolicy': reasons.deadLetterQueue,
+        });
         streamFailureQueues.push([`${workerId}StreamFailures`, failures]);
         dashboardQueues.push({ name: worker.name, queue: failures, kind: 'stream failures' });
         fn.addEventSource(

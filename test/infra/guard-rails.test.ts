@@ -120,6 +120,26 @@ describe('functions', () => {
     }
   });
 
+  it('grants Resource "*" only where AWS takes no resource (X-Ray, GetRandomPassword)', () => {
+    const statements = ofType('AWS::IAM::Policy').flatMap(
+      ([, policy]) =>
+        (
+          policy.Properties.PolicyDocument as {
+            Statement: { Action: string | string[]; Resource: unknown }[];
+          }
+        ).Statement,
+    );
+    const unscoped = statements
+      .filter((statement) => [statement.Resource].flat().includes('*'))
+      .flatMap((statement) => [statement.Action].flat());
+    expect(unscoped.length).toBeGreaterThan(0);
+    expect([...new Set(unscoped)].sort()).toEqual([
+      'secretsmanager:GetRandomPassword',
+      'xray:PutTelemetryRecords',
+      'xray:PutTraceSegments',
+    ]);
+  });
+
   it('grants the table and each index by name, never index/*', () => {
     const statements = ofType('AWS::IAM::Policy').flatMap(
       ([, policy]) => (policy.Properties.PolicyDocument as { Statement: { Resource: unknown }[] }).Statement,
