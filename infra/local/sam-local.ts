@@ -27,6 +27,7 @@ const DEVELOPMENT_WEBHOOK_KEY = Buffer.from('local-development-webhook-key-32', 
  */
 const LOCAL_ONLY = [
   'TABLE_NAME',
+  // In AWS the functions read the key from Secrets Manager (CURSOR_SIGNING_KEY_SECRET_ARN, emptied below).
   'CURSOR_SIGNING_KEY',
   'PLATFORM_ADMIN_TOKEN_SHA256',
   'AWS_ENDPOINT_URL_DYNAMODB',
@@ -34,8 +35,6 @@ const LOCAL_ONLY = [
   'AWS_ENDPOINT_URL_S3',
   'AWS_ENDPOINT_URL_SESV2',
   'WEBHOOK_SECRETS_KEY',
-  // In AWS the functions read the key from Secrets Manager (CURSOR_SIGNING_KEY_SECRET_ARN).
-  'CURSOR_SIGNING_KEY',
   'WEBHOOK_ALLOWED_TARGETS',
   'WEBHOOK_RETRY_SCHEDULE',
   'RATE_LIMIT_PER_MINUTE',

@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { routeTable } from '../../functions/routes';
 import { workerDefinitions } from '../../functions/workers';
+import { projectRoot } from '../../infra/constructs/service-function';
 import { thresholds } from '../../infra/operations/thresholds';
 import { routeAlarmId } from '../../infra/stacks/route-alarms';
 import { tableDefinition } from '../../shared/db/table';
@@ -373,5 +376,17 @@ describe('Logs Insights saved queries', () => {
         expect.arrayContaining(functionLogGroups),
       );
     }
+  });
+});
+
+describe('runbook', () => {
+  const runbook = readFileSync(join(projectRoot, 'docs/operations.md'), 'utf8');
+
+  it('has the section every alarm links to', () => {
+    const anchors = new Set(
+      [...alarms, ...routeAlarms].map(([, properties]) => properties.AlarmDescription.split('#').at(-1)),
+    );
+    expect(anchors.size).toBeGreaterThan(8);
+    for (const anchor of anchors) expect(runbook, anchor).toContain(`<a id="${anchor}"></a>`);
   });
 });
