@@ -390,3 +390,10 @@ describe('runbook', () => {
     for (const anchor of anchors) expect(runbook, anchor).toContain(`<a id="${anchor}"></a>`);
   });
 });
+
+describe('room to grow', () => {
+  it('keeps the main stack well below CloudFormation’s 500 resources (per-route alarms live in their own stack)', () => {
+    expect(Object.keys(resources).length).toBeLessThan(420);
+    expect(Object.keys(routeResources ?? {}).length).toBeLessThan(500);
+  });
+});
