@@ -1,26 +1,39 @@
 import type { $ZodType, output } from 'zod/v4/core';
 
-/**
- * Copies exactly the fields a response schema declares, so internal attributes never leak by
- * accident. The field list is computed once per schema shape, not per record.
- */
-const fieldLists = new WeakMap<object, readonly string[]>();
+type Projector = (value: unknown) => unknown;
+type Copier = (source: Record<string, unknown>) => Record<string, unknown>;
 
-export function pickShape<T>(shape: Record<string, unknown>, source: object): T {
-  const record = source as Record<string, unknown>;
-  let fields = fieldLists.get(shape);
-  if (!fields) {
-    fields = Object.keys(shape);
-    fieldLists.set(shape, fields);
-  }
-  const picked: Record<string, unknown> = {};
-  for (const field of fields) {
-    if (field in record) picked[field] = record[field];
-  }
-  return picked as T;
+/**
+ * A copier of exactly `names`, as one object literal: V8 builds an object of a fixed shape from one
+ * boilerplate, some 40 times faster than adding ~30 keys in a loop (2.2 µs per conversation, most of
+ * the warm GET's own time). The source text holds only the schema's field names, quoted as JSON, and
+ * is built once per schema at cold start; no request data ever reaches it. A field the source lacks
+ * is copied as undefined, which JSON leaves out and the table writer drops.
+ */
+function compileCopier(names: readonly string[], nested: readonly (Projector | undefined)[]): Copier {
+  const fields = names.map((name, i) => {
+    const key = JSON.stringify(name);
+    return nested[i] ? `${key}: p[${i}](s[${key}])` : `${key}: s[${key}]`;
+  });
+  const build = new Function('p', `return function copy(s) { return { ${fields.join(', ')} }; };`);
+  return build(nested) as Copier;
 }
 
-type Projector = (value: unknown) => unknown;
+/**
+ * Copies exactly the fields a response schema declares, so internal attributes never leak by
+ * accident. The copier is compiled once per schema shape, not per record.
+ */
+const copiers = new WeakMap<object, Copier>();
+
+export function pickShape<T>(shape: Record<string, unknown>, source: object): T {
+  let copy = copiers.get(shape);
+  if (!copy) {
+    copy = compileCopier(Object.keys(shape), []);
+    copiers.set(shape, copy);
+  }
+  return copy(source as Record<string, unknown>) as T;
+}
+
 const projectors = new WeakMap<$ZodType, Projector>();
 const asIs: Projector = (value) => value;
 
@@ -41,14 +54,13 @@ export function projectorOf(schema: $ZodType): Projector {
   };
   let projector = asIs;
   if (def.type === 'object' && def.shape) {
-    const fields = Object.entries(def.shape).map(([name, field]) => [name, projectorOf(field)] as const);
-    projector = (value) => {
-      if (typeof value !== 'object' || value === null) return value;
-      const source = value as Record<string, unknown>;
-      const picked: Record<string, unknown> = {};
-      for (const [name, project] of fields) if (name in source) picked[name] = project(source[name]);
-      return picked;
-    };
+    const nested = Object.values(def.shape).map((field) => {
+      const project = projectorOf(field);
+      return project === asIs ? undefined : project;
+    });
+    const copy = compileCopier(Object.keys(def.shape), nested);
+    projector = (value) =>
+      typeof value !== 'object' || value === null ? value : copy(value as Record<string, unknown>);
   } else if ((def.type === 'nullable' || def.type === 'optional') && def.innerType) {
     const inner = projectorOf(def.innerType);
     projector =
@@ -59,8 +71,13 @@ export function projectorOf(schema: $ZodType): Projector {
     projector = (value) => {
       if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
       const source = value as Record<string, unknown>;
+      const keys = Object.keys(source);
+      let ordered = true;
+      for (let i = 1; i < keys.length && ordered; i++)
+        ordered = (keys[i - 1] as string) < (keys[i] as string);
+      if (ordered) return source;
       const sorted: Record<string, unknown> = {};
-      for (const key of Object.keys(source).sort()) sorted[key] = source[key];
+      for (const key of keys.sort()) sorted[key] = source[key];
       return sorted;
     };
   } else if (def.type === 'array' && def.element) {
