@@ -47,18 +47,15 @@ export async function batchGet(keys: readonly Key[], options: { consistent: bool
   return found;
 }
 
-/**
- * Puts every item, unconditionally, in ⌈n/25⌉ parallel calls: for records whose writer is their
- * only author, where a condition would buy nothing. Throws when items stay unprocessed.
- */
-export async function batchPut(items: readonly Item[]): Promise<void> {
+type WriteRequest = { PutRequest?: { Item: Item | undefined }; DeleteRequest?: { Key: Key | undefined } };
+
+/** Sends write requests in ⌈n/25⌉ parallel calls, again for what stays unprocessed; throws past the rounds. */
+async function batchWrite(requests: readonly WriteRequest[]): Promise<void> {
   await Promise.all(
-    chunks(items, WRITE_LIMIT).map(async (chunk) => {
-      let request: { PutRequest?: { Item: Item | undefined } }[] | undefined = chunk.map((Item) => ({
-        PutRequest: { Item },
-      }));
+    chunks(requests, WRITE_LIMIT).map(async (chunk) => {
+      let request: WriteRequest[] | undefined = chunk;
       for (let round = 0; request?.length; round++) {
-        if (round >= MAX_ROUNDS) throw new Error(`BatchWriteItem left ${request.length} items unprocessed`);
+        if (round >= MAX_ROUNDS) throw new Error(`BatchWriteItem left ${request.length} writes unprocessed`);
         if (round > 0) await backoff(round);
         const output: BatchWriteCommandOutput = await db.send(
           new BatchWriteCommand({ RequestItems: { [tableName]: request } }),
@@ -67,4 +64,17 @@ export async function batchPut(items: readonly Item[]): Promise<void> {
       }
     }),
   );
+}
+
+/**
+ * Puts every item, unconditionally, in ⌈n/25⌉ parallel calls: for records whose writer is their
+ * only author, where a condition would buy nothing. Throws when items stay unprocessed.
+ */
+export function batchPut(items: readonly Item[]): Promise<void> {
+  return batchWrite(items.map((Item) => ({ PutRequest: { Item } })));
+}
+
+/** Deletes every key, in ⌈n/25⌉ parallel calls; deleting a missing item is a no-op. */
+export function batchDelete(keys: readonly Key[]): Promise<void> {
+  return batchWrite(keys.map((Key) => ({ DeleteRequest: { Key } })));
 }

@@ -1,10 +1,9 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { BadRequestError } from '../errors';
 import type { Conversation, ListConversationsQuery } from '../schemas/conversation';
 import { conversationStatus } from '../schemas/conversation';
 import { batchGet } from './batch';
 import { db, tableName } from './client';
-import { decodeCursor, encodeCursor } from './cursor';
+import { decodeCursor, encodeCursor, malformedCursor } from './cursor';
 import { type Key, keys } from './keys';
 
 type Item = Record<string, unknown>;
@@ -64,6 +63,8 @@ async function readPartition(
   since: string | undefined,
 ): Promise<PartitionRead> {
   const skName = `${partition.index}sk`;
+  // A status partition needs no status filter: only priority and tag drop entries there.
+  const filtered = Boolean(query.priority || query.tag || (query.status && partition.index === 'gsi3'));
   const found: Item[] = [];
   let startKey = start;
   for (let page = 0; page < MAX_QUERY_PAGES; page++) {
@@ -75,7 +76,7 @@ async function readPartition(
         ExpressionAttributeNames: { '#pk': `${partition.index}pk`, ...(since ? { '#sk': skName } : {}) },
         ExpressionAttributeValues: { ':pk': partition.pk, ...(since ? { ':since': since } : {}) },
         ScanIndexForward: false,
-        Limit: query.priority || query.tag || query.status ? Math.max(50, query.limit * 2) : query.limit + 1,
+        Limit: filtered ? Math.max(50, query.limit * 2) : query.limit + 1,
         ExclusiveStartKey: startKey,
       }),
     );
@@ -196,19 +197,15 @@ export async function listConversations(
     query.tag,
   ]);
   const cursor = query.cursor ? (decodeCursor(query.cursor, orgId, queryId) as ListingCursor) : undefined;
-  const malformed = () =>
-    new BadRequestError('The cursor is malformed, altered or belongs to another listing', {
-      field: 'cursor',
-    });
   let page: Item[];
   let next: ListingCursor | null;
   if (query.visitorId) {
-    if (cursor && !Array.isArray(cursor.a)) throw malformed();
+    if (cursor && !Array.isArray(cursor.a)) throw malformedCursor();
     const read = await visitorPage(orgId, query.visitorId, cursor?.a, query, since);
     page = read.page;
     next = read.next ? { a: read.next } : null;
   } else {
-    if (cursor && (typeof cursor.p !== 'object' || cursor.p === null)) throw malformed();
+    if (cursor && (typeof cursor.p !== 'object' || cursor.p === null)) throw malformedCursor();
     const listing = keys.conversationListPartition;
     const partitions: Partition[] = query.operatorId
       ? [listing.operator(orgId, query.operatorId)]

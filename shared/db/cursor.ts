@@ -29,10 +29,12 @@ export function encodeCursor(orgId: string, queryId: string, startKey: StartKey)
   return `${payload}.${sign(payload, cursorKeys.keys().current).toString('base64url')}`;
 }
 
+/** The contract's 400 for a cursor that is malformed, altered or from another listing or organization. */
+export const malformedCursor = (): BadRequestError =>
+  new BadRequestError('The cursor is malformed, altered or belongs to another listing', { field: 'cursor' });
+
 export function decodeCursor(cursor: string, orgId: string, queryId: string): StartKey {
-  const invalid = new BadRequestError('The cursor is malformed, altered or belongs to another listing', {
-    field: 'cursor',
-  });
+  const invalid = malformedCursor();
   const [payload, signature, extra] = cursor.split('.');
   if (!payload || !signature || extra !== undefined) throw invalid;
   if (!signedByRing(payload, signature)) throw invalid;

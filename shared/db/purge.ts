@@ -1,95 +1,64 @@
-import {
-  BatchWriteCommand,
-  type BatchWriteCommandOutput,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
 import type { StoredConversation } from '../conversations/state';
+import { batchDelete } from './batch';
 import { db, tableName } from './client';
 import { conversationItem, storedConversationOf } from './conversations';
 import { type Key, keys } from './keys';
-import { backoff } from './transaction';
 
 type Item = Record<string, unknown>;
 
-/** Keys per Query page, updates sent at once, deletes per BatchWriteItem (its limit). */
+/** Keys per Query page; updates sent at once. */
 const PAGE = 100;
 const PARALLEL = 25;
-const DELETE_BATCH = 25;
-/** Unprocessed deletes (throttling) are sent again this many times, with backoff. */
-const MAX_ROUNDS = 8;
 
-/** Marks messages deleted (content cleared, out of the unread index); already marked ones are skipped. */
-async function markMessages(items: Item[]): Promise<number> {
-  const pending = items.filter((item) => !item.deletedAt);
-  const now = clock.nowIso();
-  for (let i = 0; i < pending.length; i += PARALLEL) {
-    await Promise.all(
-      pending.slice(i, i + PARALLEL).map((item) =>
-        db.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: { pk: item.pk, sk: item.sk },
-            UpdateExpression:
-              'SET deletedAt = :now, content = :empty, searchVector = :empty REMOVE gsi1pk, gsi1sk',
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeValues: { ':now': now, ':empty': '' },
-          }),
-        ),
-      ),
-    );
-  }
-  return pending.length;
+/** Runs `update` on every item, 25 requests in flight at a time. */
+async function updateEach(items: readonly Item[], update: (item: Item) => Promise<unknown>): Promise<number> {
+  for (let i = 0; i < items.length; i += PARALLEL)
+    await Promise.all(items.slice(i, i + PARALLEL).map(update));
+  return items.length;
 }
 
-/** Deletes the items, 25 per BatchWriteItem, the calls in parallel. Deleting a missing item is a no-op. */
+/** Marks messages deleted (content cleared, out of the unread index); already marked ones are skipped. */
+function markMessages(items: Item[]): Promise<number> {
+  const now = clock.nowIso();
+  return updateEach(
+    items.filter((item) => !item.deletedAt),
+    (item) =>
+      db.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: { pk: item.pk, sk: item.sk },
+          UpdateExpression:
+            'SET deletedAt = :now, content = :empty, searchVector = :empty REMOVE gsi1pk, gsi1sk',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':now': now, ':empty': '' },
+        }),
+      ),
+  );
+}
+
+/** Deletes the items (revisions, notes); deleting a missing item is a no-op. */
 async function deleteAll(items: Item[]): Promise<number> {
-  const calls: Promise<void>[] = [];
-  for (let i = 0; i < items.length; i += DELETE_BATCH) {
-    const chunk = items.slice(i, i + DELETE_BATCH).map((item) => ({
-      DeleteRequest: { Key: { pk: item.pk, sk: item.sk } as Key },
-    }));
-    calls.push(
-      (async () => {
-        let request: typeof chunk | undefined = chunk;
-        for (let round = 0; request?.length; round++) {
-          if (round >= MAX_ROUNDS)
-            throw new Error(`BatchWriteItem left ${request.length} deletes unprocessed`);
-          if (round > 0) await backoff(round);
-          const output: BatchWriteCommandOutput = await db.send(
-            new BatchWriteCommand({ RequestItems: { [tableName]: request } }),
-          );
-          request = output.UnprocessedItems?.[tableName] as typeof chunk | undefined;
-        }
-      })(),
-    );
-  }
-  await Promise.all(calls);
+  await batchDelete(items.map((item): Key => ({ pk: String(item.pk), sk: String(item.sk) })));
   return items.length;
 }
 
 /** Clears the free-text reason of snooze audit entries; the entries themselves stay. */
-async function clearSnoozeReasons(items: Item[]): Promise<number> {
-  const pending = items.filter((item) => item.reason !== undefined && item.reason !== null);
-  for (let i = 0; i < pending.length; i += PARALLEL) {
-    await Promise.all(
-      pending.slice(i, i + PARALLEL).map((item) =>
-        db.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: { pk: item.pk, sk: item.sk },
-            UpdateExpression: 'SET reason = :null',
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeValues: { ':null': null },
-          }),
-        ),
+function clearSnoozeReasons(items: Item[]): Promise<number> {
+  return updateEach(
+    items.filter((item) => item.reason !== undefined && item.reason !== null),
+    (item) =>
+      db.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: { pk: item.pk, sk: item.sk },
+          UpdateExpression: 'SET reason = :null',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':null': null },
+        }),
       ),
-    );
-  }
-  return pending.length;
+  );
 }
 
 /**

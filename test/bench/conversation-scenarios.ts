@@ -1,4 +1,5 @@
 import type { DemoCredentials } from '../../infra/local/seed';
+import { fixtureApiKey, stringAt } from './fixtures';
 import type { Call, Scenario } from './round-trips';
 
 /** What the conversation scenarios need from the round-trip bench. */
@@ -12,15 +13,6 @@ export interface FixtureContext {
   request: (call: Call, status: number, what: string) => Promise<unknown>;
   /** The service's clock (the bench moves it forward a minute per scenario). */
   nowMs: () => number;
-}
-
-/** A string at `path` in a JSON response body. */
-function stringAt(body: unknown, ...path: string[]): string {
-  let value: unknown = body;
-  for (const name of path) value = (value as Record<string, unknown> | undefined)?.[name];
-  if (typeof value !== 'string')
-    throw new Error(`response has no string at "${path.join('.')}": ${JSON.stringify(body)}`);
-  return value;
 }
 
 /** Each call returns the next value, round and round: two calls in a row never return the same. */
@@ -49,14 +41,7 @@ export async function conversationScenarios(context: FixtureContext): Promise<Sc
   const nextNumber = () => ++sequence;
 
   // ── Fixture credentials ──────────────────────────────────────────────────────────────────────
-  const fixtureKey = stringAt(
-    await request(
-      { method: 'POST', path: `${orgPath}/api-keys`, token: platform, body: { name: 'Bench fixtures' } },
-      201,
-      'create the fixture API key',
-    ),
-    'key',
-  );
+  const fixtureKey = await fixtureApiKey(context, 'conversation');
   const fixtureVisitor = await request(
     {
       method: 'POST',

@@ -1,11 +1,6 @@
 import type { FixtureContext } from './conversation-scenarios';
+import { fixtureApiKey, stringAt } from './fixtures';
 import type { Scenario } from './round-trips';
-
-function stringAt(body: unknown, name: string): string {
-  const value = (body as Record<string, unknown> | undefined)?.[name];
-  if (typeof value !== 'string') throw new Error(`response has no string "${name}": ${JSON.stringify(body)}`);
-  return value;
-}
 
 const label = (text: string) => [{ locale: 'en', status: 'published', label: text }];
 
@@ -20,21 +15,9 @@ const label = (text: string) => [{ locale: 'en', status: 'published', label: tex
 export async function customFieldScenarios(
   context: Omit<FixtureContext, 'conversationId' | 'nowMs'>,
 ): Promise<Scenario[]> {
-  const { demo, platform, orgPath, request } = context;
+  const { demo, request } = context;
   const apiKey = demo.apiKey;
-  const fixtureKey = stringAt(
-    await request(
-      {
-        method: 'POST',
-        path: `${orgPath}/api-keys`,
-        token: platform,
-        body: { name: 'Bench field fixtures' },
-      },
-      201,
-      'create the custom-field fixture API key',
-    ),
-    'key',
-  );
+  const fixtureKey = await fixtureApiKey(context, 'custom-field');
   let sequence = 0;
   const fieldBody = (base: string) => ({
     name: `${base}${++sequence}_${Date.now().toString(36)}`,

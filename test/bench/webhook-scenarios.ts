@@ -1,4 +1,5 @@
 import type { FixtureContext } from './conversation-scenarios';
+import { fixtureApiKey, stringAt } from './fixtures';
 import type { Scenario } from './round-trips';
 
 /** What the webhook scenarios need beyond the conversation fixtures' context. */
@@ -12,12 +13,6 @@ export interface WebhookFixtureContext extends Omit<FixtureContext, 'conversatio
 
 const FAILED_WAIT_MS = 20_000;
 
-function stringAt(body: unknown, name: string): string {
-  const value = (body as Record<string, unknown> | undefined)?.[name];
-  if (typeof value !== 'string') throw new Error(`response has no string "${name}": ${JSON.stringify(body)}`);
-  return value;
-}
-
 /**
  * Scenarios for the webhook routes. Fixtures (webhooks to change, rotate, test or delete, failed
  * deliveries to retry) are made by a fixture API key of the demo organization, never by the
@@ -25,21 +20,9 @@ function stringAt(body: unknown, name: string): string {
  * scenarios cause few deliveries; the ones they do cause fail fast, in the background workers.
  */
 export async function webhookScenarios(context: WebhookFixtureContext): Promise<Scenario[]> {
-  const { demo, platform, orgPath, request, deadTarget } = context;
+  const { demo, request, deadTarget } = context;
   const apiKey = demo.apiKey;
-  const fixtureKey = stringAt(
-    await request(
-      {
-        method: 'POST',
-        path: `${orgPath}/api-keys`,
-        token: platform,
-        body: { name: 'Bench webhook fixtures' },
-      },
-      201,
-      'create the webhook fixture API key',
-    ),
-    'key',
-  );
+  const fixtureKey = await fixtureApiKey(context, 'webhook');
   let sequence = 0;
   const hookBody = () => ({ url: `${deadTarget}/${++sequence}`, events: ['note.deleted'] });
   const createWebhook = async (): Promise<string> =>
