@@ -1,5 +1,6 @@
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { log } from '../../shared/logger';
+import { captureColdStart } from '../../shared/metrics';
 import { queues } from '../../shared/queues';
 
 /** A purge job: the organization and soft-deleted conversation whose texts are to be purged. */
@@ -33,6 +34,7 @@ export const handler = async (
   context: Context,
 ): Promise<DynamoDBBatchResponse> => {
   log.beginRequest(context.awsRequestId);
+  captureColdStart();
   const wanted = event.Records.map((record) => ({ record, job: purgeJobOf(record) })).filter(
     (entry): entry is { record: DynamoDBRecord; job: PurgeJob } => entry.job !== undefined,
   );

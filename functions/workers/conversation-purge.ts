@@ -1,8 +1,10 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { clock } from '../../shared/clock';
 import { purgeStep } from '../../shared/db/purge';
 import { log } from '../../shared/logger';
 import { queues } from '../../shared/queues';
 import * as z from '../../shared/schemas/zod';
+import { observeQueueBatch } from '../../shared/worker-metrics';
 
 const job = z.strictObject({ orgId: z.uuid(), conversationId: z.uuid(), after: z.optional(z.string()) });
 
@@ -18,6 +20,7 @@ const SAFETY_MS = 15_000;
  */
 export const handler = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
   log.beginRequest(context.awsRequestId);
+  observeQueueBatch(event.Records, clock.nowMs());
   const failures: { itemIdentifier: string }[] = [];
   for (const record of event.Records) {
     try {

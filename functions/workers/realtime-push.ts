@@ -8,6 +8,7 @@ import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-la
 import { db, tableName } from '../../shared/db/client';
 import { connections } from '../../shared/db/connections';
 import { log } from '../../shared/logger';
+import { captureColdStart } from '../../shared/metrics';
 
 let client: ApiGatewayManagementApiClient | undefined;
 
@@ -75,6 +76,7 @@ export const handler = async (
   context: Context,
 ): Promise<DynamoDBBatchResponse> => {
   log.beginRequest(context.awsRequestId);
+  captureColdStart();
   for (const record of event.Records) {
     const keys = record.dynamodb?.Keys;
     if (record.eventName !== 'INSERT' || !keys?.pk?.S || !keys.sk?.S) continue;

@@ -9,6 +9,7 @@ import { postWebhook } from '../../shared/webhooks/client';
 import { type DeliveryJob, enqueueDelivery } from '../../shared/webhooks/dispatch';
 import { webhookHeaders } from '../../shared/webhooks/signing';
 import { parseAllowedTargets } from '../../shared/webhooks/targets';
+import { type DeliveryOutcome, observeQueueBatch, publishWebhookAttempts } from '../../shared/worker-metrics';
 
 const allowed = parseAllowedTargets(config.webhookAllowedTargets);
 const schedule = config.webhookRetrySchedule;
@@ -128,6 +129,8 @@ async function settle(
  */
 export const handler = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
   log.beginRequest(context.awsRequestId);
+  observeQueueBatch(event.Records, clock.nowMs());
+  const attempted: { outcome: DeliveryOutcome; attempt: number }[] = [];
   const jobs = event.Records.map((record) => {
     try {
       return deliveryJob.parse(JSON.parse(record.body));
@@ -156,9 +159,15 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
       ]);
       // A deleted webhook receives nothing more; a delivery already settled needs nothing.
       if (!webhook || !delivery || delivery.status !== 'pending') return undefined;
-      return settle(job, delivery, await attempt(delivery, webhook, job.manual === true));
+      const outcome = await attempt(delivery, webhook, job.manual === true);
+      attempted.push({
+        outcome: outcome.status === 'succeeded' ? 'succeeded' : 'failed',
+        attempt: delivery.attempts + 1,
+      });
+      return settle(job, delivery, outcome);
     }),
   );
+  publishWebhookAttempts(attempted);
 
   const succeeded = outcomes.flatMap((outcome) =>
     outcome.status === 'fulfilled' && outcome.value ? [outcome.value] : [],

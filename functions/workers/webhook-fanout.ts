@@ -4,6 +4,7 @@ import { deliveryIdFor, type StoredDelivery } from '../../shared/db/deliveries';
 import { type DomainEvent, toDomainEvent } from '../../shared/db/events';
 import { type StoredWebhook, webhooks } from '../../shared/db/webhooks';
 import { log } from '../../shared/logger';
+import { captureColdStart } from '../../shared/metrics';
 import { queueFirstAttempts } from '../../shared/webhooks/dispatch';
 
 /** The deliveries of one event: one per active webhook of its organization subscribed to its type. */
@@ -48,6 +49,7 @@ export const handler = async (
   context: Context,
 ): Promise<DynamoDBBatchResponse> => {
   log.beginRequest(context.awsRequestId);
+  captureColdStart();
   const records = event.Records.filter(
     (record) => record.eventName === 'INSERT' && record.dynamodb?.NewImage?.entity?.S === 'event',
   );

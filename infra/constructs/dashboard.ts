@@ -15,6 +15,15 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import {
+  COLD_START,
+  FUNCTION_DIMENSION,
+  METRICS_NAMESPACE,
+  METRICS_SERVICE,
+  QUEUE_JOB_AGE,
+  REQUEST_METRICS,
+  ROUTE_DIMENSION,
+} from '../../shared/metrics-contract';
 import { RUNBOOK } from './alarms';
 
 export interface DashboardRoute {
@@ -212,6 +221,32 @@ export class ServiceDashboard extends Construct {
           .map(({ name, fn }) => fn.metric('IteratorAge', { statistic: 'Maximum', period, label: name })),
         8,
       ),
+    );
+
+    // What the functions report themselves (EMF): one line per route or function that has data.
+    const search = (dimensions: string, metricName: string, statistic: string, label: string) =>
+      new MathExpression({
+        expression: `SEARCH('{${METRICS_NAMESPACE},service,${dimensions}} service="${METRICS_SERVICE}" MetricName="${metricName}"', '${statistic}', ${period.toSeconds()})`,
+        usingMetrics: {},
+        label,
+        period,
+      });
+    this.dashboard.addWidgets(
+      graph(
+        'App: conflicts (409/412) by route',
+        [search(ROUTE_DIMENSION, REQUEST_METRICS.conflicts, 'Sum', '')],
+        6,
+      ),
+      graph(
+        'App: DynamoDB retries and throttles by route',
+        [
+          search(ROUTE_DIMENSION, REQUEST_METRICS.dynamoDbRetries, 'Sum', 'retries'),
+          search(ROUTE_DIMENSION, REQUEST_METRICS.dynamoDbThrottles, 'Sum', 'throttles'),
+        ],
+        6,
+      ),
+      graph('App: cold starts by function', [search(COLD_START.dimension, COLD_START.name, 'Sum', '')], 6),
+      graph('App: queue job age p99 (ms)', [search(FUNCTION_DIMENSION, QUEUE_JOB_AGE, 'p99', '')], 6),
     );
 
     // Webhooks and the realtime channel.

@@ -226,6 +226,7 @@ function defaultEnvironment(): void {
   process.env.AWS_ACCESS_KEY_ID ??= 'local';
   process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 }
 
 /**

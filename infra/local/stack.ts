@@ -99,6 +99,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       PLATFORM_ADMIN_TOKEN: platformAdminToken,
       CURSOR_SIGNING_KEY: process.env.CURSOR_SIGNING_KEY ?? randomBytes(32).toString('base64url'),
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
+      // EMF lines are for CloudWatch; locally they would only bury the log. Set to `false` to see them.
+      POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
       ...queues.env,
       ...bucketEnv,
       ...options.env,

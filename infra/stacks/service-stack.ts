@@ -362,8 +362,24 @@ export class ServiceStack extends Stack {
       description: 'SHA-256 (hex) of the platform admin token',
     });
 
+    const logLevel = new CfnParameter(this, 'LogLevel', {
+      type: 'String',
+      default: 'INFO',
+      allowedValues: ['DEBUG', 'INFO', 'WARN', 'ERROR'],
+      description: 'Log level of every function (INFO writes one access line per request)',
+    });
+    const debugLogSampleRate = new CfnParameter(this, 'DebugLogSampleRate', {
+      type: 'Number',
+      default: 0,
+      minValue: 0,
+      maxValue: 1,
+      description: 'Share of requests (0-1) logged at DEBUG whatever LogLevel says, drawn per request',
+    });
+
     const environment: Record<string, string> = {
       SERVICE_VERSION: packageJson.version,
+      POWERTOOLS_LOG_LEVEL: logLevel.valueAsString,
+      POWERTOOLS_LOGGER_SAMPLE_RATE: debugLogSampleRate.valueAsString,
       CURSOR_SIGNING_KEY_SECRET_ARN: cursorSigningKey.secretArn,
       PLATFORM_ADMIN_TOKEN_SHA256: adminTokenHash.valueAsString,
       ...(props.rateLimitPerMinute && { RATE_LIMIT_PER_MINUTE: String(props.rateLimitPerMinute) }),
@@ -455,7 +471,8 @@ export class ServiceStack extends Stack {
       const fn = new ServiceFunction(this, `${groupId}Function`, {
         entry: groupEntry(group.name),
         description: group.description,
-        environment,
+        // SERVICE_FUNCTION: the `function` dimension of its metrics (stable across deployments).
+        environment: { ...environment, SERVICE_FUNCTION: group.name },
         logsKey,
         reservedConcurrentExecutions: reserved(group.name),
         ...(needs?.bundledFiles && { bundledFiles: needs.bundledFiles() }),
@@ -482,7 +499,7 @@ export class ServiceStack extends Stack {
     const realtimeFunction = new ServiceFunction(this, 'RealtimeConnectionsFunction', {
       entry: realtimeConnectionsEntry,
       description: 'realtime WebSocket connections: authenticates and records them',
-      environment,
+      environment: { ...environment, SERVICE_FUNCTION: 'realtime' },
       logsKey,
       reservedConcurrentExecutions: reserved('realtime'),
     }).bindTable(table, 'readWrite');
@@ -531,7 +548,7 @@ export class ServiceStack extends Stack {
         entry: workerEntry(worker.name),
         description: worker.description,
         timeout: Duration.seconds(worker.timeoutSeconds),
-        environment,
+        environment: { ...environment, SERVICE_FUNCTION: worker.name },
         logsKey,
         reservedConcurrentExecutions: reserved(worker.name),
       }).bindTable(table, 'readWrite');

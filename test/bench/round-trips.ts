@@ -1,4 +1,5 @@
 import type { LocalStack } from '../../infra/local/stack';
+import { CAPACITY_COMMANDS, capacityReports, WRITE_COMMANDS } from '../../shared/db/meter';
 import { conversationScenarios } from './conversation-scenarios';
 import { customFieldScenarios } from './custom-field-scenarios';
 import { webhookScenarios } from './webhook-scenarios';
@@ -119,34 +120,11 @@ function backgroundWorker(stack: string): string | undefined {
   return /shared[\\/]db[\\/]purge/.test(stack) ? 'conversation-purge' : undefined;
 }
 
-const WRITES = new Set([
-  'PutItemCommand',
-  'UpdateItemCommand',
-  'DeleteItemCommand',
-  'BatchWriteItemCommand',
-  'TransactWriteItemsCommand',
-]);
-const REPORTS_CAPACITY = new Set([
-  ...WRITES,
-  'GetItemCommand',
-  'QueryCommand',
-  'ScanCommand',
-  'BatchGetItemCommand',
-  'TransactGetItemsCommand',
-]);
-
-interface ConsumedCapacity {
-  CapacityUnits?: number;
-  Table?: { CapacityUnits?: number };
-  GlobalSecondaryIndexes?: Record<string, { CapacityUnits?: number }>;
-}
-
 /** Adds a command's reported units to the request's, by table and index. */
 function addCapacity(capacity: Capacity, commandName: string, consumed: unknown): void {
-  const write = WRITES.has(commandName);
+  const write = WRITE_COMMANDS.has(commandName);
   const by = write ? capacity.writeBy : capacity.readBy;
-  const reports = (Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) as ConsumedCapacity[];
-  for (const report of reports) {
+  for (const report of capacityReports(consumed)) {
     const units = report.CapacityUnits ?? 0;
     if (write) capacity.write += units;
     else capacity.read += units;
@@ -259,7 +237,7 @@ export async function measureRoundTrips(
         if (inFlight === 0) current.trips += 1;
         inFlight += 1;
         try {
-          if (!REPORTS_CAPACITY.has(name)) return await next(args);
+          if (!CAPACITY_COMMANDS.has(name)) return await next(args);
           // DynamoDB Local reports what AWS would bill, index writes included.
           (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'INDEXES';
           const tally = current;

@@ -7,7 +7,13 @@ import { projectRoot } from '../../infra/constructs/service-function';
 import { thresholds } from '../../infra/operations/thresholds';
 import { routeAlarmId } from '../../infra/stacks/route-alarms';
 import { tableDefinition } from '../../shared/db/table';
-import { METRICS_NAMESPACE, WEBHOOK_DELIVERIES } from '../../shared/metrics-contract';
+import {
+  COLD_START,
+  METRICS_NAMESPACE,
+  QUEUE_JOB_AGE,
+  REQUEST_METRICS,
+  WEBHOOK_DELIVERIES,
+} from '../../shared/metrics-contract';
 import { queueDefinitions } from '../../shared/resources';
 import { type CfnResource, referencedId, synthesize, tagValue } from './synth';
 
@@ -337,6 +343,49 @@ describe('dashboard', () => {
   it('shows the webhook success rate computed from WebhookDeliveries', () => {
     expect(body).toContain('100 * FILL(ok, 0) / (FILL(ok, 0) + FILL(failed, 0))');
     expect(body).toContain(`\\"${METRICS_NAMESPACE}\\",\\"${WEBHOOK_DELIVERIES.name}\\"`);
+  });
+});
+
+describe('application metrics and log configuration', () => {
+  const dashboardBody = JSON.stringify(ofType('AWS::CloudWatch::Dashboard')[0]?.[1].Properties);
+  const functions = ofType('AWS::Lambda::Function').map(
+    ([, fn]) =>
+      fn.Properties as {
+        Environment?: { Variables?: Record<string, unknown> };
+        Handler?: string;
+      },
+  );
+  const variables = functions.map((fn) => fn.Environment?.Variables ?? {});
+  const parameter = (name: string) =>
+    (json.Parameters as Record<string, { Default?: unknown; AllowedValues?: unknown[] }>)[name];
+
+  it('graphs what the functions emit: conflicts, DynamoDB retries and throttles by route, cold starts, job age', () => {
+    for (const name of [
+      REQUEST_METRICS.conflicts,
+      REQUEST_METRICS.dynamoDbRetries,
+      REQUEST_METRICS.dynamoDbThrottles,
+      COLD_START.name,
+      QUEUE_JOB_AGE,
+    ])
+      expect(dashboardBody).toMatch(new RegExp(`MetricName=[^A-Za-z]*${name}[^A-Za-z]`));
+    expect(dashboardBody).toContain(`SEARCH('{${METRICS_NAMESPACE},service,route}`);
+  });
+
+  it('names every service function for its metrics, and takes the log level and debug sampling as parameters', () => {
+    const named = variables
+      .filter((v) => typeof v.SERVICE_FUNCTION === 'string')
+      .map((v) => v.SERVICE_FUNCTION);
+    for (const group of routeTable()) expect(named).toContain(group.name);
+    for (const worker of workerDefinitions) expect(named).toContain(worker.name);
+    expect(parameter('LogLevel')).toMatchObject({
+      Default: 'INFO',
+      AllowedValues: ['DEBUG', 'INFO', 'WARN', 'ERROR'],
+    });
+    expect(parameter('DebugLogSampleRate')).toMatchObject({ Default: 0 });
+    for (const v of variables.filter((v) => v.SERVICE_FUNCTION)) {
+      expect(v.POWERTOOLS_LOG_LEVEL).toEqual({ Ref: 'LogLevel' });
+      expect(v.POWERTOOLS_LOGGER_SAMPLE_RATE).toEqual({ Ref: 'DebugLogSampleRate' });
+    }
   });
 });
 

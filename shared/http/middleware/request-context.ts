@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { clock } from '../../clock';
+import { dynamoMeter } from '../../db/meter';
 import { log } from '../../logger';
+import { captureColdStart, publishRequestMetrics } from '../../metrics';
 import type { HttpMiddleware, HttpRequest } from '../context';
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
@@ -44,17 +46,47 @@ function finish(request: HttpRequest): void {
     headers['X-Request-Id'] = state.requestId;
   }
   const caller = state.caller;
+  const status = response?.statusCode ?? 500;
+  const durationMs = clock.nowMs() - state.startedAtMs;
+  const route = state.route?.operationId ?? 'unmatched';
+  const dynamo = dynamoMeter.read();
   log.info('request', () => ({
     requestId: state.requestId,
     ...(state.organization ? { orgId: state.organization.id } : {}),
     method: request.event.httpMethod,
     path: request.event.path,
-    route: state.route?.operationId,
-    status: response?.statusCode,
-    durationMs: clock.nowMs() - state.startedAtMs,
+    route,
+    status,
+    durationMs,
     callerKind: caller?.kind,
     credentialId: caller && 'credentialId' in caller ? caller.credentialId : undefined,
+    dynamoCommands: dynamo.commands,
+    dynamoRequests: dynamo.attempts,
+    dynamoThrottles: dynamo.throttles,
+    readCapacityUnits: dynamo.readUnits,
+    writeCapacityUnits: dynamo.writeUnits,
   }));
+  emitRequestMetrics(route, status, durationMs, dynamo.attempts - dynamo.commands, dynamo.throttles);
+}
+
+/** Status classes as 0 or 1 each, so a class's Average is its rate among the route's requests. */
+function emitRequestMetrics(
+  route: string,
+  status: number,
+  durationMs: number,
+  retries: number,
+  throttles: number,
+) {
+  const statusClass = Math.floor(status / 100);
+  publishRequestMetrics(route, {
+    latencyMs: durationMs,
+    status2xx: statusClass === 2 || statusClass === 3 ? 1 : 0,
+    status4xx: statusClass === 4 ? 1 : 0,
+    status5xx: statusClass >= 5 ? 1 : 0,
+    conflicts: status === 409 || status === 412 ? 1 : 0,
+    dynamoDbRetries: retries,
+    dynamoDbThrottles: throttles,
+  });
 }
 
 /**
@@ -72,6 +104,8 @@ export const requestContext = (): HttpMiddleware => ({
         : request.event.requestContext?.requestId || randomUUID();
     request.context.state = { requestId, startedAtMs: clock.nowMs(), headers, responseHeaders: {} };
     log.beginRequest(requestId);
+    dynamoMeter.reset();
+    captureColdStart();
   },
   after: finish,
   onError: finish,

@@ -1,0 +1,253 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { apiGatewayEvent, lambdaContext } from './helpers/apigw-event';
+
+/**
+ * What one API request tells CloudWatch: its EMF metric lines (Powertools Metrics) and its access
+ * line. DynamoDB is a fake HTTP endpoint, not a client mock, so the SDK's own retry loop and the
+ * meter's middleware run as they do in Lambda: the first GetItem is throttled, the retry succeeds.
+ */
+
+interface FakeDynamo {
+  server: Server;
+  throttleNext: number;
+  calls: string[];
+}
+
+const fake: FakeDynamo = { server: createServer(), throttleNext: 0, calls: [] };
+
+function answer(request: IncomingMessage, response: ServerResponse): void {
+  const target = String(request.headers['x-amz-target'] ?? '').replace('DynamoDB_20120810.', '');
+  request.resume();
+  request.on('end', () => {
+    fake.calls.push(target);
+    response.setHeader('content-type', 'application/x-amz-json-1.0');
+    if (fake.throttleNext > 0) {
+      fake.throttleNext -= 1;
+      response.statusCode = 400;
+      response.end(
+        JSON.stringify({
+          __type: 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException',
+          message: 'Rate of requests exceeds the allowed throughput',
+        }),
+      );
+      return;
+    }
+    response.end(
+      JSON.stringify({
+        Item: { pk: { S: 'ORG#o' }, sk: { S: 'THING' }, name: { S: 'a thing' } },
+        ConsumedCapacity: { TableName: 'metrics-table', CapacityUnits: 0.5 },
+      }),
+    );
+  });
+}
+
+type Handler = (
+  event: ReturnType<typeof apiGatewayEvent>,
+  context: typeof lambdaContext,
+) => Promise<APIGatewayProxyResult>;
+let handler: Handler;
+const stdout: string[] = [];
+
+beforeAll(async () => {
+  fake.server.on('request', answer);
+  await new Promise<void>((resolve) => fake.server.listen(0, '127.0.0.1', resolve));
+  const { port } = fake.server.address() as AddressInfo;
+  // Before the modules load: the client, the logger and the metrics read these once.
+  vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', `http://127.0.0.1:${port}`);
+  vi.stubEnv('AWS_REGION', 'eu-west-1');
+  vi.stubEnv('AWS_ACCESS_KEY_ID', 'test');
+  vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'test');
+  vi.stubEnv('TABLE_NAME', 'metrics-table');
+  vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'INFO');
+  vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
+  vi.stubEnv('POWERTOOLS_DEV', 'false');
+  vi.stubEnv('SERVICE_FUNCTION', 'things');
+  // What Lambda sets for an on-demand instance (provisioned ones report no cold start).
+  vi.stubEnv('AWS_LAMBDA_INITIALIZATION_TYPE', 'on-demand');
+
+  const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { db, tableName } = await import('../../shared/db/client');
+  const { ConflictError } = await import('../../shared/errors');
+  const { ok, route } = await import('../../shared/http/route');
+  const { createHandler } = await import('../../shared/http/stack');
+  const z = await import('../../shared/schemas/zod');
+  const common = {
+    summary: 'A thing',
+    tag: 'Test',
+    callers: ['public'] as const,
+    response: { status: 200, schema: z.unknown(), description: 'The thing' },
+  };
+  handler = createHandler([
+    route({
+      ...common,
+      method: 'GET',
+      path: '/api/thing',
+      operationId: 'getThing',
+      handle: async () => {
+        const read = await db.send(
+          new GetCommand({ TableName: tableName, Key: { pk: 'ORG#o', sk: 'THING' } }),
+        );
+        return ok(read.Item ?? null);
+      },
+    }),
+    route({
+      ...common,
+      method: 'POST',
+      path: '/api/thing',
+      operationId: 'raceThing',
+      handle: async () => {
+        throw new ConflictError('someone else changed the thing');
+      },
+    }),
+  ]) as unknown as Handler;
+
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    stdout.push(String(chunk));
+    return true;
+  });
+});
+
+afterAll(async () => {
+  vi.restoreAllMocks();
+  vi.unstubAllEnvs();
+  await new Promise((resolve) => fake.server.close(resolve));
+});
+
+beforeEach(() => {
+  stdout.length = 0;
+  fake.calls.length = 0;
+});
+
+interface EmfLine {
+  _aws: {
+    CloudWatchMetrics: {
+      Namespace: string;
+      Dimensions: string[][];
+      Metrics: { Name: string; Unit: string }[];
+    }[];
+  };
+  [key: string]: unknown;
+}
+
+const lines = () =>
+  stdout
+    .join('')
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+const metricLines = () => lines().filter((line): line is EmfLine => '_aws' in line);
+const accessLines = () => lines().filter((line) => line.message === 'request');
+
+describe('the metrics and the access line of one request', () => {
+  it('emits the route’s latency, status class, retries and throttles under service + route', async () => {
+    fake.throttleNext = 1;
+    const response = await handler(apiGatewayEvent({ method: 'GET', resource: '/api/thing' }), lambdaContext);
+    expect(response.statusCode).toBe(200);
+    // The SDK retried the throttled GetItem once.
+    expect(fake.calls).toEqual(['GetItem', 'GetItem']);
+
+    const request = metricLines().find((line) => line.route === 'getThing');
+    expect(request).toBeDefined();
+    const directive = request?._aws.CloudWatchMetrics[0];
+    expect(directive?.Namespace).toBe('ConversationService');
+    expect(directive?.Dimensions).toEqual([['service', 'route']]);
+    expect(request).toMatchObject({
+      service: 'conversation-service',
+      route: 'getThing',
+      Requests: 1,
+      Status2xx: 1,
+      Status4xx: 0,
+      Status5xx: 0,
+      Conflicts: 0,
+      DynamoDbRetries: 1,
+      DynamoDbThrottles: 1,
+    });
+    expect(request?.Latency).toEqual(expect.any(Number));
+    expect(directive?.Metrics).toContainEqual({ Name: 'Latency', Unit: 'Milliseconds' });
+
+    const access = accessLines().at(-1);
+    expect(access).toMatchObject({
+      route: 'getThing',
+      status: 200,
+      dynamoCommands: 1,
+      dynamoRequests: 2,
+      dynamoThrottles: 1,
+      readCapacityUnits: 0.5,
+      writeCapacityUnits: 0,
+    });
+    expect(access?.durationMs).toEqual(expect.any(Number));
+
+    // This instance's first invocation: Powertools' ColdStart, under the function's name.
+    const cold = metricLines().find((line) => 'ColdStart' in line);
+    expect(cold).toMatchObject({ ColdStart: 1, function_name: 'things', service: 'conversation-service' });
+    expect(cold?._aws.CloudWatchMetrics[0]?.Dimensions).toEqual([['service', 'function_name']]);
+  });
+
+  it('counts a 409 as a conflict and a 4xx, with no DynamoDB work', async () => {
+    const response = await handler(
+      apiGatewayEvent({
+        method: 'POST',
+        resource: '/api/thing',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      }),
+      lambdaContext,
+    );
+    expect(response.statusCode).toBe(409);
+    const request = metricLines().find((line) => line.route === 'raceThing');
+    expect(request).toMatchObject({ Status2xx: 0, Status4xx: 1, Conflicts: 1, DynamoDbRetries: 0 });
+    expect(accessLines().at(-1)).toMatchObject({ status: 409, dynamoCommands: 0, readCapacityUnits: 0 });
+  });
+
+  it('reports a cold start once per instance, under service + function_name', async () => {
+    // The first test's request was this instance's first invocation; none since.
+    await handler(apiGatewayEvent({ method: 'GET', resource: '/api/thing' }), lambdaContext);
+    expect(metricLines().filter((line) => 'ColdStart' in line)).toEqual([]);
+  });
+
+  it('prints the very document Powertools Metrics would print for the same figures', async () => {
+    await handler(apiGatewayEvent({ method: 'GET', resource: '/api/thing' }), lambdaContext);
+    const ours = metricLines().find((line) => line.route === 'getThing') as EmfLine & Record<string, number>;
+    const { Metrics, MetricUnit } = await import('@aws-lambda-powertools/metrics');
+    class Reference extends Metrics {
+      document() {
+        return this.serializeMetrics();
+      }
+    }
+    const reference = new Reference({
+      namespace: 'ConversationService',
+      serviceName: 'conversation-service',
+    });
+    reference.addDimension('route', 'getThing');
+    reference.addMetric('Latency', MetricUnit.Milliseconds, ours.Latency as number);
+    for (const name of [
+      'Requests',
+      'Status2xx',
+      'Status4xx',
+      'Status5xx',
+      'Conflicts',
+      'DynamoDbRetries',
+      'DynamoDbThrottles',
+    ])
+      reference.addMetric(name, MetricUnit.Count, ours[name] as number);
+    const expected = JSON.parse(JSON.stringify(reference.document())) as EmfLine;
+    expected._aws = {
+      ...expected._aws,
+      Timestamp: (ours._aws as { Timestamp?: number }).Timestamp,
+    } as EmfLine['_aws'];
+    expect(ours).toEqual(expected);
+  });
+
+  it('answers an unknown path under the `unmatched` route, not the raw path', async () => {
+    const response = await handler(
+      apiGatewayEvent({ method: 'GET', resource: '/api/nothing/{id}', path: '/api/nothing/42' }),
+      lambdaContext,
+    );
+    expect(response.statusCode).toBe(404);
+    const routes = metricLines().map((line) => line.route);
+    expect(routes).toEqual(['unmatched']);
+  });
+});
