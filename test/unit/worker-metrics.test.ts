@@ -1,0 +1,77 @@
+import type { SQSRecord } from 'aws-lambda';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+
+/** What the queue workers tell CloudWatch: the dimension sets the stack's alarms and graphs read. */
+
+const stdout: string[] = [];
+let workerMetrics: typeof import('../../shared/worker-metrics');
+
+beforeAll(async () => {
+  vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
+  vi.stubEnv('POWERTOOLS_DEV', 'false');
+  vi.stubEnv('SERVICE_FUNCTION', 'webhook-delivery');
+  vi.stubEnv('AWS_LAMBDA_INITIALIZATION_TYPE', 'on-demand');
+  workerMetrics = await import('../../shared/worker-metrics');
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    stdout.push(String(chunk));
+    return true;
+  });
+});
+afterAll(() => {
+  vi.restoreAllMocks();
+  vi.unstubAllEnvs();
+});
+beforeEach(() => {
+  stdout.length = 0;
+});
+
+interface Emf {
+  _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][] }[] };
+  [key: string]: unknown;
+}
+const emitted = () =>
+  stdout
+    .join('')
+    .split('\n')
+    .filter((line) => line.startsWith('{"_aws"'))
+    .map((line) => JSON.parse(line) as Emf);
+
+const record = (sentAt: number): SQSRecord =>
+  ({ messageId: 'm', body: '{}', attributes: { SentTimestamp: String(sentAt) } }) as unknown as SQSRecord;
+
+describe('worker metrics', () => {
+  it('counts webhook attempts per outcome under exactly service + outcome, and per attempt apart', () => {
+    workerMetrics.publishWebhookAttempts([
+      { outcome: 'succeeded', attempt: 1 },
+      { outcome: 'succeeded', attempt: 1 },
+      { outcome: 'failed', attempt: 3 },
+    ]);
+    const lines = emitted();
+    const deliveries = lines.filter((line) => 'WebhookDeliveries' in line);
+    expect(deliveries.map((line) => [line.outcome, line.WebhookDeliveries])).toEqual([
+      ['succeeded', 2],
+      ['failed', 1],
+    ]);
+    for (const line of deliveries) {
+      expect(line._aws.CloudWatchMetrics[0]?.Namespace).toBe('ConversationService');
+      expect(line._aws.CloudWatchMetrics[0]?.Dimensions).toEqual([['service', 'outcome']]);
+    }
+    const attempts = lines.filter((line) => 'WebhookDeliveryAttempts' in line);
+    expect(attempts.map((line) => [line.outcome, line.attempt, line.WebhookDeliveryAttempts])).toEqual([
+      ['succeeded', '1', 2],
+      ['failed', '3', 1],
+    ]);
+  });
+
+  it('reports how long each job waited, under the worker’s function name, and the cold start once', () => {
+    const now = 1_800_000_000_000;
+    workerMetrics.observeQueueBatch([record(now - 1_500), record(now - 20)], now);
+    workerMetrics.observeQueueBatch([record(now - 5)], now);
+    const lines = emitted();
+    expect(lines.filter((line) => 'ColdStart' in line)).toHaveLength(1);
+    const ages = lines.filter((line) => 'QueueJobAge' in line);
+    expect(ages.map((line) => line.QueueJobAge)).toEqual([[1_500, 20], 5]);
+    expect(ages[0]).toMatchObject({ function: 'webhook-delivery' });
+    expect(ages[0]?._aws.CloudWatchMetrics[0]?.Dimensions).toEqual([['service', 'function']]);
+  });
+});
