@@ -73,10 +73,25 @@ export const savedQueries = {
         'durationMs',
         'callerKind',
         'credentialId',
+        'dynamoRequests',
+        'readCapacityUnits',
+        'writeCapacityUnits',
       ],
       filterStatements: [`orgId = "${ORG_ID_PLACEHOLDER}"`, 'message = "request"'],
       sort: '@timestamp desc',
       limit: 1000,
+    }),
+  },
+  'capacity-by-tenant': {
+    title: 'DynamoDB capacity by tenant',
+    withAccessLog: false,
+    query: new QueryString({
+      filterStatements: ['message = "request"', 'ispresent(orgId)'],
+      statsStatements: [
+        'count(*) as requests, sum(readCapacityUnits) as readUnits, sum(writeCapacityUnits) as writeUnits, sum(dynamoThrottles) as throttles by orgId',
+      ],
+      sort: 'writeUnits desc',
+      limit: 100,
     }),
   },
   'errors-by-function': {

@@ -420,6 +420,12 @@ describe('Logs Insights saved queries', () => {
     expect(named("One tenant's traffic (orgId)").QueryString).toContain(
       'filter orgId = "PUT-THE-ORG-ID-HERE"',
     );
+    expect(named("One tenant's traffic (orgId)").QueryString).toMatch(
+      /readCapacityUnits, writeCapacityUnits/,
+    );
+    expect(named('DynamoDB capacity by tenant').QueryString).toMatch(
+      /sum\(writeCapacityUnits\) as writeUnits[\s\S]* by orgId[\s\S]*sort writeUnits desc/,
+    );
     for (const query of queries) {
       expect((query.LogGroupNames as unknown[]).map(referencedId)).toEqual(
         expect.arrayContaining(functionLogGroups),
