@@ -65,9 +65,9 @@ export const dynamoMeter = {
     usage.readUnits = 0;
     usage.writeUnits = 0;
   },
-  /** A copy: the live counters keep moving with background work. */
-  read(): DynamoUsage {
-    return { ...usage };
+  /** The live counters (read them at once: background work keeps moving them). */
+  get current(): Readonly<DynamoUsage> {
+    return usage;
   },
 };
 

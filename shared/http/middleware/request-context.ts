@@ -49,7 +49,7 @@ function finish(request: HttpRequest): void {
   const status = response?.statusCode ?? 500;
   const durationMs = clock.nowMs() - state.startedAtMs;
   const route = state.route?.operationId ?? 'unmatched';
-  const dynamo = dynamoMeter.read();
+  const dynamo = dynamoMeter.current;
   log.info('request', () => ({
     requestId: state.requestId,
     ...(state.organization ? { orgId: state.organization.id } : {}),
