@@ -109,6 +109,8 @@ export function foldText(text: string): string {
     .toLowerCase()
     .normalize('NFKD')
     .replace(/\p{M}+/gu, '')
+    // Hangul syllables decompose into letters (jamo) that are not marks: compose them again.
+    .normalize('NFC')
     .replace(LIGATURE, (letter) => LIGATURES[letter] ?? letter);
 }
 
