@@ -105,13 +105,15 @@ const languageOf = (locale: string | undefined) => (locale ?? '').split('-')[0]?
 
 /** Lower case, accents and ligatures folded: "Élève", "ELEVE" and "élève" are one word. */
 export function foldText(text: string): string {
-  return text
-    .toLowerCase()
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    // Hangul syllables decompose into letters (jamo) that are not marks: compose them again.
-    .normalize('NFC')
-    .replace(LIGATURE, (letter) => LIGATURES[letter] ?? letter);
+  return (
+    text
+      .toLowerCase()
+      .normalize('NFKD')
+      .replace(/\p{M}+/gu, '')
+      // Hangul syllables decompose into letters (jamo) that are not marks: compose them again.
+      .normalize('NFC')
+      .replace(LIGATURE, (letter) => LIGATURES[letter] ?? letter)
+  );
 }
 
 function pushUnspaced(run: string, into: string[]): void {
