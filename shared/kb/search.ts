@@ -116,10 +116,41 @@ export function foldText(text: string): string {
   );
 }
 
-function pushUnspaced(run: string, into: string[]): void {
+function visitUnspaced(run: string, visit: (term: string) => void): void {
   const chars = [...run];
-  if (chars.length === 1) into.push(run);
-  for (let i = 0; i + 1 < chars.length; i++) into.push(`${chars[i]}${chars[i + 1]}`);
+  if (chars.length === 1) visit(run);
+  for (let i = 0; i + 1 < chars.length; i++) visit(`${chars[i]}${chars[i + 1]}`);
+}
+
+const DIGIT = /\p{N}/u;
+
+/** Calls `visit` with each term of `text`, in order (see `tokenize`). No array per text: search reads megabytes. */
+function visitTerms(text: string, locale: string | undefined, visit: (term: string) => void): void {
+  const language = languageOf(locale);
+  const stop = STOP_WORDS[language];
+  const plural = PLURAL_S.has(language);
+  const folded = foldText(text);
+  // One test per text, not per word: most texts hold no Chinese, Japanese or Korean at all.
+  const unspaced = UNSPACED_ONE.test(folded);
+  const word = (term: string) => {
+    if (term.length === 1 && !DIGIT.test(term)) return;
+    if (stop?.has(term)) return;
+    visit(plural && term.length > 3 && term.endsWith('s') && !term.endsWith('ss') ? term.slice(0, -1) : term);
+  };
+  for (const [found] of folded.matchAll(WORD)) {
+    if (!unspaced || !UNSPACED_ONE.test(found)) {
+      word(found);
+      continue;
+    }
+    // Mixed runs ("iphone用"): the spaced part is a word, the unspaced part bigrams.
+    let last = 0;
+    for (const run of found.matchAll(UNSPACED)) {
+      if (run.index > last) word(found.slice(last, run.index));
+      visitUnspaced(run[0], visit);
+      last = run.index + run[0].length;
+    }
+    if (last < found.length) word(found.slice(last));
+  }
 }
 
 /**
@@ -128,53 +159,35 @@ function pushUnspaced(run: string, into: string[]): void {
  * forms plurals so; runs of Chinese, Japanese or Korean characters become overlapping bigrams.
  */
 export function tokenize(text: string, locale?: string): string[] {
-  const language = languageOf(locale);
-  const stop = STOP_WORDS[language];
-  const plural = PLURAL_S.has(language);
   const terms: string[] = [];
-  for (const word of foldText(text).match(WORD) ?? []) {
-    if (UNSPACED_ONE.test(word)) {
-      // Mixed runs ("iphone用"): the spaced part is a word, the unspaced part bigrams.
-      let last = 0;
-      for (const match of word.matchAll(UNSPACED)) {
-        const before = word.slice(last, match.index);
-        if (before) terms.push(...tokenize(before, locale));
-        pushUnspaced(match[0], terms);
-        last = match.index + match[0].length;
-      }
-      const after = word.slice(last);
-      if (after) terms.push(...tokenize(after, locale));
-      continue;
-    }
-    if (word.length === 1 && !/\p{N}/u.test(word)) continue;
-    if (stop?.has(word)) continue;
-    terms.push(
-      plural && word.length > 3 && word.endsWith('s') && !word.endsWith('ss') ? word.slice(0, -1) : word,
-    );
-  }
+  visitTerms(text, locale, (term) => terms.push(term));
   return terms;
 }
 
 interface Document<A extends Searchable> {
   article: A;
   resolved: Resolved<A['translations'][number]>;
+  /** Weighted frequencies of the query's terms only: nothing else is ever looked up. */
   frequencies: Map<string, number>;
   length: number;
 }
 
-function documentOf<A extends Searchable>(article: A, locale: SearchLocale): Document<A> | undefined {
+function documentOf<A extends Searchable>(
+  article: A,
+  locale: SearchLocale,
+  queryTerms: ReadonlySet<string>,
+): Document<A> | undefined {
   const resolved = resolveTranslation(article.translations, locale.locale, locale) as
     | Resolved<A['translations'][number]>
     | undefined;
   if (!resolved) return undefined;
   const frequencies = new Map<string, number>();
   let length = 0;
-  const add = (text: string, weight: number) => {
-    for (const term of tokenize(text, resolved.locale)) {
-      frequencies.set(term, (frequencies.get(term) ?? 0) + weight);
+  const add = (text: string, weight: number) =>
+    visitTerms(text, resolved.locale, (term) => {
       length += weight;
-    }
-  };
+      if (queryTerms.has(term)) frequencies.set(term, (frequencies.get(term) ?? 0) + weight);
+    });
   add(resolved.translation.title, TITLE_WEIGHT);
   add(resolved.translation.content, 1);
   return { article, resolved, frequencies, length };
@@ -197,7 +210,8 @@ export function rankArticles<A extends Searchable>(
 ): ScoredArticle<A>[] {
   const queryTerms = [...new Set(tokenize(query, locale.locale))].slice(0, MAX_QUERY_TERMS);
   if (queryTerms.length === 0) return [];
-  const documents = articles.flatMap((article) => documentOf(article, locale) ?? []);
+  const wanted = new Set(queryTerms);
+  const documents = articles.flatMap((article) => documentOf(article, locale, wanted) ?? []);
   if (documents.length === 0) return [];
   const averageLength = documents.reduce((sum, document) => sum + document.length, 0) / documents.length || 1;
   const weights = new Map<string, number>();
