@@ -9,7 +9,7 @@ import type {
 import { db, tableName } from './client';
 import { keys } from './keys';
 import { queryPrefix } from './query';
-import { ConcurrentChangeError, RetryBudget, transact, type Write } from './transaction';
+import { retryOnConflict as retrying, transact, type Write } from './transaction';
 
 /**
  * Custom-field definitions: one item per field in the organization's `FIELDS` partition, holding
@@ -126,18 +126,6 @@ function totalsWrite(orgId: string, definitions: number, bytes: number): Write {
     },
     onConditionFailed: budgetExceeded,
   };
-}
-
-/** Retries a read-then-write cycle that lost a race, within the request's retry budget. */
-async function retrying<T>(cycle: () => Promise<T>): Promise<T> {
-  const budget = new RetryBudget();
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await cycle();
-    } catch (error) {
-      if (!(error instanceof ConcurrentChangeError) || !(await budget.pause(attempt))) throw error;
-    }
-  }
 }
 
 export const customFields = {

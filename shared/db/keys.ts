@@ -160,6 +160,55 @@ export const keys = {
   /** How many definitions the organization has and their stored size: what bounds a list. */
   customFieldTotals: (orgId: string): Key => ({ pk: `${org(orgId)}#FIELDS`, sk: 'FIELD_TOTALS' }),
 
+  /**
+   * An organization's knowledge base: one partition holds its collections, articles, their guards
+   * and the totals item. `begins_with(sk, 'COLLECTION#')` skips the key guards and
+   * `begins_with(sk, 'ARTICLE#')` the slug guards (`#` ≠ `_`).
+   */
+  kbPartition: (orgId: string) => `${org(orgId)}#KB`,
+  kbCollection: (orgId: string, collectionId: string): Key => ({
+    pk: `${org(orgId)}#KB`,
+    sk: `COLLECTION#${collectionId}`,
+  }),
+  kbCollectionPrefix: 'COLLECTION#',
+  /** Guard item that makes a collection key unique in its organization, whatever its case. */
+  kbCollectionKey: (orgId: string, key: string): Key => ({
+    pk: `${org(orgId)}#KB`,
+    sk: `COLLECTION_KEY#${key.toLowerCase()}`,
+  }),
+  kbArticle: (orgId: string, articleId: string): Key => ({
+    pk: `${org(orgId)}#KB`,
+    sk: `ARTICLE#${articleId}`,
+  }),
+  kbArticlePrefix: 'ARTICLE#',
+  /** Guard item that makes an article slug unique in its organization, whatever its case. */
+  kbArticleSlug: (orgId: string, slug: string): Key => ({
+    pk: `${org(orgId)}#KB`,
+    sk: `ARTICLE_SLUG#${slug.toLowerCase()}`,
+  }),
+  /** Article counts by status and stored sizes of the whole knowledge base: what bounds it. */
+  kbTotals: (orgId: string): Key => ({ pk: `${org(orgId)}#KB`, sk: 'KB_TOTALS' }),
+  /**
+   * An article's listing entries, newest first by UUIDv7 id: by collection (gsi1), by status
+   * (gsi2) and by both (gsi3), so every filter of the list is one exact index partition.
+   */
+  kbArticleIndexes: (a: { orgId: string; id: string; collectionId: string; status: string }) => ({
+    gsi1pk: `${org(a.orgId)}#KB#COLLECTION#${a.collectionId}`,
+    gsi1sk: a.id,
+    gsi2pk: `${org(a.orgId)}#KB#STATUS#${a.status}`,
+    gsi2sk: a.id,
+    gsi3pk: `${org(a.orgId)}#KB#COLLECTION#${a.collectionId}#STATUS#${a.status}`,
+    gsi3sk: a.id,
+  }),
+  kbArticleListPartition: {
+    collection: (orgId: string, collectionId: string) =>
+      ({ index: 'gsi1', pk: `${org(orgId)}#KB#COLLECTION#${collectionId}` }) as const,
+    status: (orgId: string, status: string) =>
+      ({ index: 'gsi2', pk: `${org(orgId)}#KB#STATUS#${status}` }) as const,
+    collectionStatus: (orgId: string, collectionId: string, status: string) =>
+      ({ index: 'gsi3', pk: `${org(orgId)}#KB#COLLECTION#${collectionId}#STATUS#${status}` }) as const,
+  },
+
   /** An organization's webhooks: one small partition, so the list and the fan-out are one Query. */
   webhook: (orgId: string, webhookId: string): Key => ({
     pk: `${org(orgId)}#WEBHOOKS`,

@@ -577,6 +577,8 @@ const tagDescriptions: Record<string, string> = {
   Identity: 'The caller itself',
   'Custom fields':
     'Organization-defined fields of conversations and visitors, with localized labels and options',
+  'Knowledge base':
+    'Localized help-center collections and articles, and relevance search over the published articles',
   Provisioning: 'Platform administration: organizations, API keys, operators and sessions',
   Service: 'Health and the service’s own documents',
 };

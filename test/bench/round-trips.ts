@@ -2,6 +2,7 @@ import type { LocalStack } from '../../infra/local/stack';
 import { CAPACITY_COMMANDS, capacityReports, WRITE_COMMANDS } from '../../shared/db/meter';
 import { conversationScenarios } from './conversation-scenarios';
 import { customFieldScenarios } from './custom-field-scenarios';
+import { kbScenarios } from './kb-scenarios';
 import { webhookScenarios } from './webhook-scenarios';
 
 /** Why a request touched DynamoDB, by the code that sent the command. */
@@ -473,6 +474,8 @@ export async function measureRoundTrips(
   );
   log('creating custom-field fixtures…');
   scenarios.push(...(await customFieldScenarios({ demo, platform, orgPath, request: expectOk })));
+  log('creating knowledge-base fixtures…');
+  scenarios.push(...(await kbScenarios({ demo, platform, orgPath, request: expectOk })));
   log('creating webhook fixtures (failed deliveries to retry: test events to a port where nothing listens)…');
   scenarios.push(
     ...(await webhookScenarios({

@@ -29,6 +29,8 @@ const expected: Record<string, Expected> = {
   'events/apigw/custom-fields-list.json': { status: 200 },
   'events/apigw/events-list.json': { status: 200 },
   'events/apigw/identity-me.json': { status: 200 },
+  'events/apigw/kb-articles-search.json': { status: 200 },
+  'events/apigw/kb-collections-list.json': { status: 200 },
   'events/apigw/platform-health.json': { status: 200 },
   'events/apigw/platform-unknown-route.json': { status: 404 },
   'events/apigw/webhooks-list.json': { status: 200 },

@@ -74,6 +74,37 @@ beforeAll(async () => {
     token: tenant.apiKey,
     body: fieldBody('doomed'),
   });
+  const kbCollectionBody = (key: string) => ({
+    key,
+    icon: 'truck',
+    translations: [{ locale: 'en', status: 'published', name: 'Shipping', description: 'Parcels' }],
+  });
+  const kbCollection = await call<{ id: string }>('POST', '/api/kb/collections', {
+    token: tenant.apiKey,
+    body: kbCollectionBody('shipping'),
+  });
+  const kbCollectionPath = `/api/kb/collections/${kbCollection.body.id}`;
+  const emptyCollection = await call<{ id: string }>('POST', '/api/kb/collections', {
+    token: tenant.apiKey,
+    body: kbCollectionBody('empty'),
+  });
+  const kbArticleBody = (slug: string) => ({
+    collectionId: kbCollection.body.id,
+    slug,
+    status: 'published',
+    translations: [
+      { locale: 'en', status: 'published', title: 'Track your order', content: 'Follow the link.' },
+    ],
+  });
+  const kbArticle = await call<{ id: string }>('POST', '/api/kb/articles', {
+    token: tenant.apiKey,
+    body: kbArticleBody('track-your-order'),
+  });
+  const kbArticlePath = `/api/kb/articles/${kbArticle.body.id}`;
+  const doomedArticle = await call<{ id: string }>('POST', '/api/kb/articles', {
+    token: tenant.apiKey,
+    body: kbArticleBody('doomed'),
+  });
   const admin = platformToken();
   const orgPath = `/api/admin/organizations/${tenant.orgId}`;
   const key = await call<{ id: string }>('POST', `${orgPath}/api-keys`, {
@@ -159,6 +190,37 @@ beforeAll(async () => {
     [
       'DELETE /api/custom-fields/{id}',
       { token: tenant.apiKey, path: `/api/custom-fields/${doomedField.body.id}` },
+    ],
+    [
+      'GET /api/kb/collections',
+      { token: tenant.operatorSession, path: '/api/kb/collections?locale=en&limit=5' },
+    ],
+    [
+      'POST /api/kb/collections',
+      { token: tenant.apiKey, path: '/api/kb/collections', body: kbCollectionBody('billing') },
+    ],
+    ['GET /api/kb/collections/{id}', { token: tenant.apiKey, path: `${kbCollectionPath}?locale=en` }],
+    [
+      'PATCH /api/kb/collections/{id}',
+      { token: tenant.apiKey, path: kbCollectionPath, body: { sortOrder: 2, icon: 'box' } },
+    ],
+    [
+      'DELETE /api/kb/collections/{id}',
+      { token: tenant.apiKey, path: `/api/kb/collections/${emptyCollection.body.id}` },
+    ],
+    ['GET /api/kb/articles', { token: tenant.apiKey, path: '/api/kb/articles?q=track%20order&locale=en' }],
+    [
+      'POST /api/kb/articles',
+      { token: tenant.operatorSession, path: '/api/kb/articles', body: kbArticleBody('reset-password') },
+    ],
+    ['GET /api/kb/articles/{id}', { token: tenant.apiKey, path: `${kbArticlePath}?locale=en` }],
+    [
+      'PATCH /api/kb/articles/{id}',
+      { token: tenant.apiKey, path: kbArticlePath, body: { status: 'archived' } },
+    ],
+    [
+      'DELETE /api/kb/articles/{id}',
+      { token: tenant.apiKey, path: `/api/kb/articles/${doomedArticle.body.id}` },
     ],
     ['GET /api/conversations', { token: tenant.apiKey, path: '/api/conversations' }],
     [
