@@ -13,14 +13,18 @@ import type {
   KbCollectionTranslationInput,
 } from '../../shared/schemas/kb';
 
-/** The rules of a translation set that need the organization (locales enabled, one published). */
+/**
+ * The rules of a translation set that need the organization (locales enabled, one per locale). A set
+ * of drafts only is accepted: a collection or article being written is not yet published anywhere,
+ * and a read of it answers its key or slug and an empty text, with `fallbackUsed` true.
+ */
 export function assertValidTranslations(
   settings: LocaleSettings,
   translations: readonly (KbCollectionTranslationInput | KbArticleTranslationInput)[] | undefined,
 ): void {
   if (translations)
     assertNoProblems(
-      translationSetProblems(translations, settings, 'translations', { requirePublished: true }),
+      translationSetProblems(translations, settings, 'translations', { requirePublished: false }),
     );
 }
 

@@ -6,7 +6,7 @@ export const RESOLUTION = [
 ].join(' ');
 
 export const TRANSLATION_RULES = [
-  '`translations` (one per locale the organization has enabled, at most 100; a locale not enabled, or a second translation of one, is 422 naming it) needs at least one `published` entry, so every read has an answer.',
+  '`translations` (one per locale the organization has enabled, at most 100; a locale not enabled, or a second translation of one, is 422 naming it) may hold drafts only while the text is being written: until a translation is `published`, reads answer the collection’s `key` (or the article’s `slug`) as name or title, an empty description or content, and `fallbackUsed: true`, and search does not find the article.',
   'Lifecycle: `sourceLocale` and `machineTranslatedAt` are recorded as sent (a machine-translation pipeline sets them); `reviewed: true` records `reviewedAt` (now) and `reviewedBy` (the operator, or the API key’s id), `reviewed: false` withdraws a review, and a review lasts while the text it confirmed stays the same. `createdAt`, `updatedAt` and the ids are the service’s; a locale already stored keeps its id.',
 ].join(' ');
 

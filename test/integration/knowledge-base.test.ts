@@ -240,12 +240,28 @@ describe('locale resolution', () => {
     });
     expect(spanish.status).toBe(422);
     expect(errorOf(spanish).details?.field).toBe('translations.1.locale');
+  });
+
+  it('accepts a set of drafts only, work in progress: reads answer the key or slug until one is published', async () => {
+    const key = unique('drafts');
     const draftsOnly = await createCollection({
-      key: unique('drafts'),
-      translations: [named('en', 'X', 'draft')],
+      key,
+      translations: [named('en', 'Work in progress', 'draft')],
     });
-    expect(draftsOnly.status).toBe(422);
-    expect(errorOf(draftsOnly).details?.field).toBe('translations');
+    expect(draftsOnly.status).toBe(201);
+    expect(draftsOnly.body).toMatchObject({ name: key, description: '', fallbackUsed: true });
+    const slug = unique('draft-article');
+    const draft = await createArticle({
+      collectionId: draftsOnly.body.id,
+      slug,
+      status: 'draft',
+      translations: [text('en', 'Unfinished title', 'Unfinished text', 'draft')],
+    });
+    expect(draft.status).toBe(201);
+    expect(draft.body).toMatchObject({ title: slug, content: '', fallbackUsed: true });
+    expect(draft.body.translations).toMatchObject([
+      { locale: 'en', status: 'draft', title: 'Unfinished title' },
+    ]);
   });
 
   it('records the translation lifecycle: reviews are stamped by the server and last while the text does', async () => {
