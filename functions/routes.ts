@@ -4,6 +4,7 @@ import { conversationRoutes } from './conversations/routes';
 import { customFieldRoutes } from './custom-fields/routes';
 import { eventRoutes } from './events/routes';
 import { identityRoutes } from './identity/routes';
+import { operatorTeamRoutes } from './operator-teams/routes';
 import { platformRoutes } from './platform/routes';
 import { webhookRoutes } from './webhooks/routes';
 import { widgetRoutes } from './widget/routes';
@@ -50,6 +51,11 @@ export function routeTable(): readonly RouteGroup[] {
       name: 'webhooks',
       description: 'webhook registrations, deliveries, retries, secret rotation',
       routes: webhookRoutes,
+    },
+    {
+      name: 'operator-teams',
+      description: 'operator teams and their members, and the operators listing',
+      routes: operatorTeamRoutes,
     },
   ];
   return table;

@@ -579,6 +579,8 @@ const tagDescriptions: Record<string, string> = {
     'Organization-defined fields of conversations and visitors, with localized labels and options',
   Provisioning: 'Platform administration: organizations, API keys, operators and sessions',
   Service: 'Health and the service’s own documents',
+  'Operator teams': 'Teams of operators that conversations are routed to, by priority, and their members',
+  Operators: 'The organization’s operators: the ids API keys name as `operatorId`',
 };
 
 /** The OpenAPI 3.1 document, built from the same route objects and schemas that serve requests. */
