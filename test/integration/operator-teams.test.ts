@@ -149,6 +149,32 @@ describe('team creation', () => {
   });
 });
 
+describe('team creation with Idempotency-Key', () => {
+  it('replays the first answer without creating or counting a second team', async () => {
+    const owner = await createTenant();
+    freshWindow();
+    const send = () =>
+      call<Team>('POST', '/api/operator-teams', {
+        token: owner.apiKey,
+        headers: { 'Idempotency-Key': 'create-support-team' },
+        body: { name: 'Support' },
+      });
+    const first = await send();
+    expect(first.status).toBe(201);
+    expect(first.headers.get('RateLimit-Remaining')).toBe('29');
+    const replay = await send();
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('Idempotent-Replayed')).toBe('true');
+    expect(replay.body.id).toBe(first.body.id);
+    // The replay reports the credential's limit of the moment, not the stored team window.
+    expect(replay.headers.get('RateLimit-Limit')).not.toBe('30');
+    const next = await createTeam({ name: 'Another' }, owner.apiKey);
+    expect(next.headers.get('RateLimit-Remaining')).toBe('28');
+    const listed = await call<Page<Team>>('GET', '/api/operator-teams', { token: owner.apiKey });
+    expect(listed.body.pagination.totalItems).toBe(2);
+  });
+});
+
 describe('team reads and changes', () => {
   it('lists teams in offset pages, highest priority first', async () => {
     const owner = await createTenant();
