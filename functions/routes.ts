@@ -5,6 +5,7 @@ import { customFieldRoutes } from './custom-fields/routes';
 import { eventRoutes } from './events/routes';
 import { identityRoutes } from './identity/routes';
 import { kbRoutes } from './kb/routes';
+import { operatorTeamRoutes } from './operator-teams/routes';
 import { platformRoutes } from './platform/routes';
 import { webhookRoutes } from './webhooks/routes';
 import { widgetRoutes } from './widget/routes';
@@ -56,6 +57,11 @@ export function routeTable(): readonly RouteGroup[] {
       name: 'kb',
       description: 'knowledge base: localized collections and articles, and relevance search',
       routes: kbRoutes,
+    },
+    {
+      name: 'operator-teams',
+      description: 'operator teams and their members, and the operators listing',
+      routes: operatorTeamRoutes,
     },
   ];
   return table;

@@ -126,9 +126,23 @@ export class ValidationError extends ServiceError {
   }
 }
 
+/** A limit's state as the `RateLimit-*` headers report it. */
+export interface RateQuota {
+  limit: number;
+  remaining: number;
+  resetSeconds: number;
+}
+
 export class RateLimitedError extends ServiceError {
-  constructor(retryAfterSeconds: number) {
-    super('RATE_LIMITED', 'Too many requests', { details: { retryAfterSeconds }, retryAfterSeconds });
+  /** The limit that refused, when it is not the credential's own (which the stack reports anyway). */
+  readonly quota: RateQuota | undefined;
+
+  constructor(retryAfterSeconds: number, options: { quota?: RateQuota; message?: string } = {}) {
+    super('RATE_LIMITED', options.message ?? 'Too many requests', {
+      details: { retryAfterSeconds },
+      retryAfterSeconds,
+    });
+    this.quota = options.quota;
   }
 }
 

@@ -8,6 +8,7 @@ import { tableName } from '../../shared/db/client';
 import { conversationItem, storedConversationOf, toConversation } from '../../shared/db/conversations';
 import { eventWrite } from '../../shared/db/events';
 import { keys } from '../../shared/db/keys';
+import { teamLoadWrites } from '../../shared/db/team-load';
 import { ConcurrentChangeError, RetryBudget, transact, type Write } from '../../shared/db/transaction';
 import { NotFoundError } from '../../shared/errors';
 import { ok, route } from '../../shared/http/route';
@@ -16,8 +17,10 @@ import { bulkConversationsBody } from '../../shared/schemas/conversation';
 import { ids } from '../../shared/schemas/examples';
 import * as z from '../../shared/schemas/zod';
 
-/** Conversations per transaction: each takes its own write plus its events (≤ 100 actions). */
+/** Conversations per transaction: each takes its own write plus its events. */
 const PER_TRANSACTION = 33;
+/** TransactWriteItems' ceiling. */
+const MAX_ACTIONS = 100;
 
 async function readAll(orgId: string, ids: readonly string[]): Promise<Map<string, StoredConversation>> {
   const items = await batchGet(
@@ -33,11 +36,45 @@ async function readAll(orgId: string, ids: readonly string[]): Promise<Map<strin
 
 type Change = (current: StoredConversation) => { next: StoredConversation; writes: Write[] } | undefined;
 
+/** The actions of one transaction over `chunk`: each conversation's Put and writes, then the teams' counts. */
+function chunkWrites(orgId: string, chunk: readonly StoredConversation[], change: Change): Write[] {
+  const changes: { before: StoredConversation; after: StoredConversation }[] = [];
+  const writes = chunk.flatMap((current) => {
+    const changed = change(current);
+    if (!changed) return [];
+    changes.push({ before: current, after: changed.next });
+    const conversationWrite: Write = {
+      action: {
+        Put: {
+          TableName: tableName,
+          Item: conversationItem({ ...changed.next, rev: current.rev + 1 }),
+          ConditionExpression: 'rev = :rev',
+          ExpressionAttributeValues: { ':rev': current.rev },
+        },
+      },
+    };
+    return [conversationWrite, ...changed.writes];
+  });
+  return [...writes, ...teamLoadWrites(orgId, changes)];
+}
+
+/**
+ * The longest head of `chunk` whose actions fit one transaction (one count per distinct team
+ * joins the conversations' own actions, so many teams make a chunk shorter).
+ */
+function fitted(orgId: string, chunk: readonly StoredConversation[], change: Change) {
+  for (let size = chunk.length; size > 1; size--) {
+    const writes = chunkWrites(orgId, chunk.slice(0, size), change);
+    if (writes.length <= MAX_ACTIONS) return { size, writes };
+  }
+  return { size: Math.min(1, chunk.length), writes: chunkWrites(orgId, chunk.slice(0, 1), change) };
+}
+
 /**
  * Applies one change to every listed conversation. Every id is checked first, in one read: if any
  * is not a live conversation of the organization the call changes nothing (404 naming them). The
- * changes then commit in transactions of 33 conversations, each conditioned on the state read, and a
- * chunk that lost a race is read and applied again; repeating the call converges.
+ * changes then commit in transactions of up to 33 conversations, each conditioned on the state read,
+ * and a chunk that lost a race is read and applied again; repeating the call converges.
  */
 async function applyToAll(
   caller: OrgCaller,
@@ -50,26 +87,17 @@ async function applyToAll(
   if (missing.length)
     throw new NotFoundError('Some conversations do not exist in this organization', { ids: missing });
   const budget = new RetryBudget();
-  for (let start = 0; start < ids.length; start += PER_TRANSACTION) {
-    let chunk = ids.slice(start, start + PER_TRANSACTION).map((id) => found.get(id) as StoredConversation);
+  let start = 0;
+  while (start < ids.length) {
+    const slice = ids.slice(start, start + PER_TRANSACTION);
+    let chunk = slice.map((id) => found.get(id) as StoredConversation);
     for (let attempt = 1; ; attempt++) {
-      const writes = chunk.flatMap((current) => {
-        const changed = change(current);
-        if (!changed) return [];
-        const conversationWrite: Write = {
-          action: {
-            Put: {
-              TableName: tableName,
-              Item: conversationItem({ ...changed.next, rev: current.rev + 1 }),
-              ConditionExpression: 'rev = :rev',
-              ExpressionAttributeValues: { ':rev': current.rev },
-            },
-          },
-        };
-        return [conversationWrite, ...changed.writes];
-      });
+      const { size, writes } = fitted(caller.orgId, chunk, change);
       try {
         await transact(writes);
+        // Done up to the last conversation committed (those deleted meanwhile before it included).
+        const last = chunk[size - 1];
+        start = size === chunk.length || !last ? start + slice.length : ids.indexOf(last.id) + 1;
         break;
       } catch (error) {
         if (!(error instanceof ConcurrentChangeError) || !(await budget.pause(attempt))) throw error;

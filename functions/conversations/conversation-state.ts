@@ -268,7 +268,7 @@ export const getAssignmentHistory = route({
   operationId: 'getAssignmentHistory',
   summary: 'Assignment history',
   description:
-    'Assignment, unassignment and transfer events of the conversation, oldest first (empty when none).',
+    'Assignment, unassignment and transfer events of the conversation, oldest first (empty when none): operator changes and team changes (`fromTeamId` → `teamId`). When the operator changes, `type` describes the operator change; when only the team changes, it describes the team change (to a team from none `assigned`, to none `unassigned`, to another `transferred`).',
   tag: 'Conversations',
   scope: 'conversations:read',
   callers: ['apiKey', 'operator'],
@@ -283,7 +283,8 @@ export const getAssignmentHistory = route({
           type: 'assigned',
           fromOperatorId: null,
           toOperatorId: ids.operator,
-          teamId: null,
+          fromTeamId: null,
+          teamId: ids.team,
           actor: { type: 'api_key', id: ids.apiKey },
           at: '2026-11-21T10:01:00.000Z',
         },

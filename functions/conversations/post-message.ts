@@ -34,7 +34,7 @@ export const postMessage = route({
   operationId: 'postMessage',
   summary: 'Send a message',
   description:
-    'The sender comes from the credential: a visitor writes as the visitor, an operator session as its operator, an API key as the operator named by `operatorId` (required for keys only). Content is sanitized to text. `replyToId` must be a message of the same conversation and `mentions` operators of the organization (422 otherwise). Updates the conversation’s computed fields and writes `message.created` in the same transaction.',
+    'The sender comes from the credential: a visitor writes as the visitor, an operator session as its operator, an API key as the operator named by `operatorId` (required for keys only: `GET /api/operators` lists the organization’s operators and their ids). Content is sanitized to text. `replyToId` must be a message of the same conversation and `mentions` operators of the organization (422 otherwise). Updates the conversation’s computed fields and writes `message.created` in the same transaction.',
   tag: 'Messages',
   scope: 'conversations:write',
   callers: ['apiKey', 'operator', 'visitor'],

@@ -88,28 +88,26 @@ export function changeWrites(
   const orgId = caller.orgId;
   const api = toConversation(after);
   const writes: Write[] = [eventWrite(orgId, 'conversation.updated', api)];
-  if (after.operatorId !== before.operatorId) {
-    if (after.operatorId) {
-      writes.push(
-        mustExist(tableName, keys.operator(orgId, after.operatorId), () =>
-          ValidationError.field('operatorId', 'No such operator in this organization'),
-        ),
-      );
-    }
-    const entry = assignmentEntry(before.operatorId, after.operatorId, after.teamId, actorOf(caller));
-    if (entry)
-      writes.push(
-        auditWrite(orgId, after.id, 'ASSIGNMENT', entry),
-        eventWrite(orgId, 'conversation.assigned', api),
-      );
-  }
-  if (after.teamId && after.teamId !== before.teamId) {
+  if (after.operatorId && after.operatorId !== before.operatorId) {
     writes.push(
-      mustExist(tableName, keys.teamExists(orgId, after.teamId), () =>
-        ValidationError.field('teamId', 'No such team in this organization'),
+      mustExist(tableName, keys.operator(orgId, after.operatorId), () =>
+        ValidationError.field('operatorId', 'No such operator in this organization'),
       ),
     );
   }
+  // A new `teamId` is checked (422) by the team-count writes `mutate` adds.
+  const entry = assignmentEntry(
+    before.operatorId,
+    after.operatorId,
+    after.teamId,
+    actorOf(caller),
+    before.teamId,
+  );
+  if (entry)
+    writes.push(
+      auditWrite(orgId, after.id, 'ASSIGNMENT', entry),
+      eventWrite(orgId, 'conversation.assigned', api),
+    );
   if (after.status === 'closed' && before.status !== 'closed')
     writes.push(eventWrite(orgId, 'conversation.closed', api));
   return writes;
@@ -120,7 +118,7 @@ export const updateConversation = route({
   path: '/api/conversations/{id}',
   operationId: 'updateConversation',
   summary: 'Update a conversation',
-  description: `Writes only the fields present. \`metadata\` merges key by key and a null value removes a key; the follow-up keys (\`followUpAt\`, \`followUpNote\`, \`followUpBy\`) belong to the follow-up endpoints (422 here). \`operatorId: null\` unassigns; assignment changes are recorded in the assignment history. A change increments \`version\` (returned as \`ETag\`); with \`If-Match\`, a different current version is 412 with \`details.currentVersion\`. A body that changes nothing returns the conversation as it is. Status \`snoozed\` is set by the snooze endpoint (422 here).\n\n\`customFields\` replaces the whole map. Only values that are new or differ from the stored ones are checked, so a value stored before its field was deleted or deactivated can be sent back unchanged. ${CUSTOM_FIELD_VALUE_RULES}`,
+  description: `Writes only the fields present. \`metadata\` merges key by key and a null value removes a key; the follow-up keys (\`followUpAt\`, \`followUpNote\`, \`followUpBy\`) belong to the follow-up endpoints (422 here). \`operatorId: null\` unassigns; \`teamId\` names a team of the organization (\`GET /api/operator-teams\`; another organization's, or a deleted one, is 422) and null removes it; operator and team changes are recorded in the assignment history and emit \`conversation.assigned\`. A change increments \`version\` (returned as \`ETag\`); with \`If-Match\`, a different current version is 412 with \`details.currentVersion\`. A body that changes nothing returns the conversation as it is. Status \`snoozed\` is set by the snooze endpoint (422 here).\n\n\`customFields\` replaces the whole map. Only values that are new or differ from the stored ones are checked, so a value stored before its field was deleted or deactivated can be sent back unchanged. ${CUSTOM_FIELD_VALUE_RULES}`,
   tag: 'Conversations',
   scope: 'conversations:write',
   callers: ['apiKey', 'operator'],

@@ -32,16 +32,24 @@ export function auditWrite(
   };
 }
 
-/** The assignment change an operator change amounts to, or undefined when the operator stays. */
+const kindOf = (from: string | null, to: string | null): AssignmentEvent['type'] =>
+  from === null ? 'assigned' : to === null ? 'unassigned' : 'transferred';
+
+/**
+ * The assignment change an operator or team change amounts to, or undefined when both stay. The
+ * operator decides the type when it changes; otherwise the team does (to a team from none:
+ * `assigned`, to none: `unassigned`, to another: `transferred`).
+ */
 export function assignmentEntry(
   from: string | null,
   to: string | null,
   teamId: string | null,
   actor: Actor,
+  fromTeamId: string | null = teamId,
 ): (Omit<AssignmentEvent, 'id' | 'at'> & { actor: Actor }) | undefined {
-  if (from === to) return undefined;
-  const type = from === null ? 'assigned' : to === null ? 'unassigned' : 'transferred';
-  return { type, fromOperatorId: from, toOperatorId: to, teamId, actor };
+  if (from === to && fromTeamId === teamId) return undefined;
+  const type = from !== to ? kindOf(from, to) : kindOf(fromTeamId, teamId);
+  return { type, fromOperatorId: from, toOperatorId: to, fromTeamId, teamId, actor };
 }
 
 /** The assignment and transfer entries of a conversation, oldest first: one Query. */
@@ -55,6 +63,8 @@ export async function assignmentHistory(orgId: string, conversationId: string): 
     type: item.type as AssignmentEvent['type'],
     fromOperatorId: (item.fromOperatorId as string | null) ?? null,
     toOperatorId: (item.toOperatorId as string | null) ?? null,
+    // Entries written before teams existed have no `fromTeamId`: their team did not change.
+    fromTeamId: (('fromTeamId' in item ? item.fromTeamId : item.teamId) as string | null) ?? null,
     teamId: (item.teamId as string | null) ?? null,
     actor: item.actor as Actor,
     at: String(item.at),

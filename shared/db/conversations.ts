@@ -18,6 +18,7 @@ import { eventItem } from './events';
 import { keys } from './keys';
 import { newMessage, putMessage } from './messages';
 import { pickShape, project } from './project';
+import { teamLoadWrites } from './team-load';
 import { ConcurrentChangeError, RetryBudget, transact, type Write } from './transaction';
 
 export type { Conversation, StoredConversation };
@@ -243,8 +244,10 @@ export const conversations = {
             },
           ]
         : [];
+      // Every writer passes here, so each team's count of open conversations follows every change.
+      const teamWrites = next ? teamLoadWrites(orgId, [{ before: current, after: next }]) : [];
       try {
-        await transact([...conversationWrite, ...writes]);
+        await transact([...conversationWrite, ...writes, ...teamWrites]);
         return result;
       } catch (error) {
         if (!(error instanceof ConcurrentChangeError) || !(await budget.pause(attempt))) throw error;

@@ -131,6 +131,11 @@ export const keys = {
     pk: `${org(orgId)}#REALTIME`,
     sk: `RT#${noticeId}`,
   }),
+  /**
+   * A team's small companion item beside the organization: whether the team exists (what a
+   * conversation's `teamId` is checked against) and how many open conversations it holds (what
+   * refuses its deletion). A deleted team leaves it as a tombstone (`deletedAt`).
+   */
   teamExists: (orgId: string, teamId: string): Key => ({ pk: org(orgId), sk: `TEAM#${teamId}` }),
 
   /** Open realtime connections, by audience: every operator of the org, or one visitor (TTL 2 h). */
@@ -223,6 +228,14 @@ export const keys = {
   }),
   deliveriesPartition: (orgId: string, webhookId: string) => `${org(orgId)}#WEBHOOK#${webhookId}#DELIVERIES`,
   deliveryPrefix: 'DELIVERY#',
+
+  /**
+   * An organization's operator teams (name, description, priority, members): one small partition,
+   * so the list is one Query and a read by id one GetItem.
+   */
+  team: (orgId: string, teamId: string): Key => ({ pk: `${org(orgId)}#TEAMS`, sk: `TEAM#${teamId}` }),
+  teamsPartition: (orgId: string) => `${org(orgId)}#TEAMS`,
+  teamPrefix: 'TEAM#',
 
   idempotency: (orgId: string, idempotencyKey: string): Key => ({
     pk: `${org(orgId)}#IDEMPOTENCY#${idempotencyKey}`,

@@ -8,6 +8,7 @@ import { conditionFailedAt } from './errors';
 import { recordOf } from './item';
 import { keys } from './keys';
 import { organizations } from './organizations';
+import { queryPrefix } from './query';
 
 export type { Operator };
 
@@ -53,6 +54,15 @@ export const operators = {
       throw error;
     }
     return { ok: true, operator };
+  },
+
+  /**
+   * Every operator of the organization, in creation order: one Query of the organization's
+   * partition per 1 MB page (`OPERATOR#` skips the e-mail guards), strongly consistent.
+   */
+  async all(orgId: string): Promise<Operator[]> {
+    const items = await queryPrefix(keys.organization(orgId).pk, keys.operatorPrefix, { consistent: true });
+    return items.map((item) => recordOf<Operator>(item));
   },
 
   async get(orgId: string, operatorId: string): Promise<Operator | undefined> {

@@ -1,4 +1,4 @@
-import type { ErrorCode, ServiceError } from '../errors';
+import { type ErrorCode, RateLimitedError, type RateQuota, type ServiceError } from '../errors';
 
 /** The one mapping from the service's error codes to HTTP statuses. */
 export const statusOfCode: Record<ErrorCode, number> = {
@@ -22,9 +22,22 @@ export const statusOfCode: Record<ErrorCode, number> = {
 /** Client errors explain themselves; server errors never leak their message. */
 export const exposes = (error: ServiceError): boolean => statusOfCode[error.code] < 500;
 
-/** The headers HTTP defines for some errors: `Retry-After`, `Allow`, `WWW-Authenticate`. */
+/** `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` of one limit. */
+export function rateLimitHeaders(quota: RateQuota): Record<string, string> {
+  return {
+    'RateLimit-Limit': String(quota.limit),
+    'RateLimit-Remaining': String(quota.remaining),
+    'RateLimit-Reset': String(quota.resetSeconds),
+  };
+}
+
+/**
+ * The headers HTTP defines for some errors: `Retry-After`, `Allow`, `WWW-Authenticate`, and the
+ * `RateLimit-*` headers of a limit other than the credential's that refused the request.
+ */
 export function headersOf(error: ServiceError): Record<string, string> {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> =
+    error instanceof RateLimitedError && error.quota ? rateLimitHeaders(error.quota) : {};
   if (error.retryAfterSeconds !== undefined) headers['Retry-After'] = String(error.retryAfterSeconds);
   if (error.code === 'UNAUTHORIZED') headers['WWW-Authenticate'] = 'Bearer';
   const allowed = error.details?.allowed;

@@ -581,6 +581,8 @@ const tagDescriptions: Record<string, string> = {
     'Localized help-center collections and articles, and relevance search over the published articles',
   Provisioning: 'Platform administration: organizations, API keys, operators and sessions',
   Service: 'Health and the service’s own documents',
+  'Operator teams': 'Teams of operators that conversations are routed to, by priority, and their members',
+  Operators: 'The organization’s operators: the ids API keys name as `operatorId`',
 };
 
 /** The OpenAPI 3.1 document, built from the same route objects and schemas that serve requests. */

@@ -171,6 +171,9 @@ export const assignmentEvent = named(
     type: z.enum(['assigned', 'unassigned', 'transferred']),
     fromOperatorId: z.nullable(uuid),
     toOperatorId: z.nullable(uuid),
+    /** The team before the change (the same as `teamId` when only the operator changed). */
+    fromTeamId: z.nullable(uuid),
+    /** The team after the change. */
     teamId: z.nullable(uuid),
     actor: z.object({ type: z.enum(['api_key', 'operator', 'visitor']), id: z.string() }),
     at: isoInstant,

@@ -4,6 +4,7 @@ import type { DomainEventType } from './events';
 import type { Message } from './message';
 import type { Note } from './note';
 import type { Operator, Organization } from './organization';
+import type { OperatorTeam, OperatorWithTeams } from './team';
 import type { Visitor } from './visitor';
 import type { Delivery, Webhook } from './webhook';
 
@@ -398,3 +399,29 @@ export const newCustomFieldExample: CustomField = {
   translations: customFieldExample.translations.map(unreviewed),
   updatedAt: fieldCreatedAt,
 };
+
+/** Grace's team: the people who answer delivery questions first. */
+export const teamExample: OperatorTeam = {
+  id: ids.team,
+  orgId: ids.organization,
+  name: 'Deliveries',
+  description: 'Late, lost and damaged parcels',
+  priority: 80,
+  memberIds: [ids.operator],
+  createdAt: '2026-11-03T09:00:00.000Z',
+  updatedAt: '2026-11-03T09:15:00.000Z',
+};
+
+export const createTeamExample = {
+  name: teamExample.name,
+  description: teamExample.description,
+  priority: teamExample.priority,
+};
+
+export const newTeamExample: OperatorTeam = {
+  ...teamExample,
+  memberIds: [],
+  updatedAt: teamExample.createdAt,
+};
+
+export const operatorWithTeamsExample: OperatorWithTeams = { ...operatorExample, teamIds: [ids.team] };

@@ -3,6 +3,7 @@ import { CAPACITY_COMMANDS, capacityReports, WRITE_COMMANDS } from '../../shared
 import { conversationScenarios } from './conversation-scenarios';
 import { customFieldScenarios } from './custom-field-scenarios';
 import { kbScenarios } from './kb-scenarios';
+import { teamScenarios } from './team-scenarios';
 import { webhookScenarios } from './webhook-scenarios';
 
 /** Why a request touched DynamoDB, by the code that sent the command. */
@@ -486,6 +487,8 @@ export async function measureRoundTrips(
       deadTarget: options.deadWebhookTarget,
     })),
   );
+  log('creating operator-team fixtures…');
+  scenarios.push(...(await teamScenarios({ demo, platform, orgPath, request: expectOk })));
 
   const routes = routeTable().flatMap((group) =>
     group.routes.map((route) => `${route.method} ${route.path}`),

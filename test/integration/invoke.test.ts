@@ -35,6 +35,8 @@ const expected: Record<string, Expected> = {
   'events/apigw/platform-unknown-route.json': { status: 404 },
   'events/apigw/webhooks-list.json': { status: 200 },
   'events/apigw/widget-create-visitor.json': { status: 201 },
+  'events/apigw/operator-teams-list.json': { status: 200 },
+  'events/apigw/operator-teams-operators.json': { status: 200 },
   'events/websocket/realtime-connect.json': { status: 200 },
   'events/websocket/realtime-connect-without-token.json': { status: 401 },
   'events/sqs/webhook-delivery.json': { failures: 0 },

@@ -111,6 +111,19 @@ beforeAll(async () => {
     token: admin,
     body: { name: 'to revoke' },
   });
+  const team = await call<{ id: string }>('POST', '/api/operator-teams', {
+    token: tenant.apiKey,
+    body: { name: 'Deliveries', priority: 80 },
+  });
+  const teamPath = `/api/operator-teams/${team.body.id}`;
+  await call('POST', `${teamPath}/members`, {
+    token: tenant.apiKey,
+    body: { operatorId: tenant.adminOperatorId },
+  });
+  const doomedTeam = await call<{ id: string }>('POST', '/api/operator-teams', {
+    token: tenant.apiKey,
+    body: { name: 'Doomed' },
+  });
   samples = new Map<string, Sample>([
     ['GET /api/health', { path: '/api/health' }],
     ['GET /api/openapi.json', { path: '/api/openapi.json' }],
@@ -321,6 +334,30 @@ beforeAll(async () => {
       'GET /api/conversations/{id}/messages/{messageId}/revisions',
       { token: tenant.apiKey, path: `${messagePath}/revisions` },
     ],
+    ['GET /api/operator-teams', { token: tenant.operatorSession, path: '/api/operator-teams?limit=5' }],
+    [
+      'POST /api/operator-teams',
+      {
+        token: tenant.adminSession,
+        path: '/api/operator-teams',
+        body: { name: 'Billing', description: null },
+      },
+    ],
+    ['GET /api/operator-teams/{id}', { token: tenant.apiKey, path: teamPath }],
+    ['PATCH /api/operator-teams/{id}', { token: tenant.apiKey, path: teamPath, body: { priority: 90 } }],
+    [
+      'DELETE /api/operator-teams/{id}',
+      { token: tenant.apiKey, path: `/api/operator-teams/${doomedTeam.body.id}` },
+    ],
+    [
+      'POST /api/operator-teams/{id}/members',
+      { token: tenant.adminSession, path: `${teamPath}/members`, body: { operatorId: tenant.operatorId } },
+    ],
+    [
+      'DELETE /api/operator-teams/{id}/members/{operatorId}',
+      { token: tenant.apiKey, path: `${teamPath}/members/${tenant.adminOperatorId}` },
+    ],
+    ['GET /api/operators', { token: tenant.apiKey, path: '/api/operators?role=operator' }],
   ]);
 });
 

@@ -54,8 +54,11 @@ async function complete(pending: Pending, response: APIGatewayProxyResult): Prom
     await records.release(pending.orgId, pending.key);
     return;
   }
+  // A replay reports the limits of its own moment: a route's RateLimit-* are not kept with it.
   const headers = Object.fromEntries(
-    Object.entries(response.headers ?? {}).filter(([, value]) => typeof value === 'string'),
+    Object.entries(response.headers ?? {}).filter(
+      ([name, value]) => typeof value === 'string' && !name.startsWith('RateLimit-'),
+    ),
   ) as Record<string, string>;
   await records.complete(pending.orgId, pending.key, pending.fingerprint, {
     statusCode: response.statusCode,

@@ -42,7 +42,16 @@ function finish(request: HttpRequest): void {
     // In place: the response's headers object is ours, and a copy per request shows in the profile.
     response.headers ??= {};
     const headers = response.headers;
-    Object.assign(headers, state.responseHeaders);
+    // The stack's headers (the credential's RateLimit-*) unless the answer reports a limit of its
+    // own (team creation) that is closer to running out: the client sees the tighter one.
+    const own = headers['RateLimit-Remaining'];
+    if (own === undefined) Object.assign(headers, state.responseHeaders);
+    else {
+      const shared = state.responseHeaders['RateLimit-Remaining'];
+      const keepOwn = shared === undefined || Number(own) <= Number(shared);
+      for (const [name, value] of Object.entries(state.responseHeaders))
+        if (!(keepOwn && name.startsWith('RateLimit-'))) headers[name] = value;
+    }
     headers['X-Request-Id'] = state.requestId;
   }
   const caller = state.caller;
