@@ -3,6 +3,7 @@ import { adminRoutes } from './admin/routes';
 import { conversationRoutes } from './conversations/routes';
 import { customFieldRoutes } from './custom-fields/routes';
 import { eventRoutes } from './events/routes';
+import { exportRoutes } from './exports/routes';
 import { identityRoutes } from './identity/routes';
 import { platformRoutes } from './platform/routes';
 import { webhookRoutes } from './webhooks/routes';
@@ -50,6 +51,11 @@ export function routeTable(): readonly RouteGroup[] {
       name: 'webhooks',
       description: 'webhook registrations, deliveries, retries, secret rotation',
       routes: webhookRoutes,
+    },
+    {
+      name: 'exports',
+      description: 'conversation exports and transcripts (streamed responses), PDF transcript jobs',
+      routes: exportRoutes,
     },
   ];
   return table;

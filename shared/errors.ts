@@ -127,8 +127,8 @@ export class ValidationError extends ServiceError {
 }
 
 export class RateLimitedError extends ServiceError {
-  constructor(retryAfterSeconds: number) {
-    super('RATE_LIMITED', 'Too many requests', { details: { retryAfterSeconds }, retryAfterSeconds });
+  constructor(retryAfterSeconds: number, message = 'Too many requests', details: ErrorDetails = {}) {
+    super('RATE_LIMITED', message, { details: { retryAfterSeconds, ...details }, retryAfterSeconds });
   }
 }
 
