@@ -46,16 +46,41 @@ interface Span {
   end: number;
 }
 
+/**
+ * Stretches of text a phone number cannot span: libphonenumber's matcher would otherwise take
+ * `(202) 555-0143, 202` as one candidate, refuse it, and miss the numbers after it in a list.
+ */
+const SEGMENT = /[^,;\n]+/g;
+
 function phoneSpans(text: string, regions: readonly CountryCode[]): Span[] {
+  const spans: Span[] = [];
+  for (const segment of text.matchAll(SEGMENT)) {
+    if (!/\d{2}/.test(segment[0])) continue;
+    spans.push(...segmentSpans(text, segment.index, segment[0], regions));
+  }
+  return spans;
+}
+
+function segmentSpans(
+  text: string,
+  offset: number,
+  segment: string,
+  regions: readonly CountryCode[],
+): Span[] {
   const spans: Span[] = [];
   // International numbers are found whatever the default country; one pass per region adds its
   // national forms. A span found twice is masked once.
   for (const defaultCountry of regions) {
-    for (const found of findNumbers(text, { defaultCountry, v2: true })) {
-      const start = found.startsAt;
-      const end = found.endsAt;
+    for (const found of findNumbers(segment, { defaultCountry, v2: true })) {
+      const start = offset + found.startsAt;
+      const end = offset + found.endsAt;
       const raw = text.slice(start, end);
       if (!PHONE_TEXT.test(raw) || DATE.test(raw.trim())) continue;
+      // A national form is written as the country writes it, trunk prefix included (`0…` in France,
+      // Britain, Germany): `123456789` is an order number in France, not `01 23 45 67 89`.
+      const digits = raw.replace(/\D/g, '');
+      const international = raw.trimStart().startsWith('+') || digits.startsWith('00');
+      if (!international && !digits.endsWith(found.number.formatNational().replace(/\D/g, ''))) continue;
       const before = text[start - 1];
       const after = text[end];
       if ((before && WORD_CHAR.test(before)) || (after && WORD_CHAR.test(after))) continue;

@@ -98,9 +98,12 @@ const localRuntime: AwsLambdaGlobal = {
 
 /** Installs the local stand-in unless the Lambda runtime's own `awslambda` is there. */
 export function ensureStreamingRuntime(): void {
-  // The runtime's global (typed by @types/aws-lambda as a namespace), present only inside Lambda.
-  const scope = globalThis as { awslambda?: AwsLambdaGlobal };
-  scope.awslambda ??= localRuntime;
+  // The runtime's global (typed by @types/aws-lambda as a namespace), complete only inside Lambda;
+  // elsewhere other libraries may have made it already, for their own members (InvokeStore).
+  const scope = globalThis as { awslambda?: Partial<AwsLambdaGlobal> };
+  scope.awslambda ??= {};
+  scope.awslambda.streamifyResponse ??= localRuntime.streamifyResponse;
+  scope.awslambda.HttpResponseStream ??= localRuntime.HttpResponseStream;
 }
 
 /** True for a handler made with `streamifyResponse` by the local stand-in. */
