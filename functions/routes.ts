@@ -3,6 +3,7 @@ import { adminRoutes } from './admin/routes';
 import { conversationRoutes } from './conversations/routes';
 import { customFieldRoutes } from './custom-fields/routes';
 import { eventRoutes } from './events/routes';
+import { exportRoutes } from './exports/routes';
 import { identityRoutes } from './identity/routes';
 import { kbRoutes } from './kb/routes';
 import { operatorTeamRoutes } from './operator-teams/routes';
@@ -62,6 +63,11 @@ export function routeTable(): readonly RouteGroup[] {
       name: 'operator-teams',
       description: 'operator teams and their members, and the operators listing',
       routes: operatorTeamRoutes,
+    },
+    {
+      name: 'exports',
+      description: 'conversation exports and transcripts (streamed responses), PDF transcript jobs',
+      routes: exportRoutes,
     },
   ];
   return table;

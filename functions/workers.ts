@@ -1,4 +1,4 @@
-import type { queueDefinitions } from '../shared/resources';
+import type { bucketDefinitions, queueDefinitions } from '../shared/resources';
 
 /**
  * Background consumers, described once: CDK wires each to its event source (an SQS queue, or the
@@ -6,6 +6,7 @@ import type { queueDefinitions } from '../shared/resources';
  * Entries are `functions/workers/<name>.ts`, exporting `handler`.
  */
 type QueueName = (typeof queueDefinitions)[number]['name'];
+type BucketName = (typeof bucketDefinitions)[number]['name'];
 
 export type WorkerSource =
   | {
@@ -41,6 +42,10 @@ export interface WorkerDefinition {
   pushesRealtime?: boolean;
   /** Decrypts webhook signing secrets: CDK grants kms:Decrypt on their key and names it. */
   opensWebhookSecrets?: boolean;
+  /** Buckets the worker reads or writes: CDK grants exactly that and sets their names. */
+  buckets?: readonly (readonly [BucketName, 'read' | 'write' | 'readWrite'])[];
+  /** Read from disk at run time, copied next to the bundle (paths relative to the project root). */
+  bundledFiles?: readonly { from: string; to: string }[];
 }
 
 export const workerDefinitions: readonly WorkerDefinition[] = [
@@ -100,6 +105,27 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
     source: { kind: 'queue', queue: 'conversation-purge', batchSize: 1, maxConcurrency: 5 },
     timeoutSeconds: 60,
     sendsTo: ['conversation-purge'],
+  },
+  {
+    name: 'pdf-transcript',
+    description: 'renders a PDF transcript (first 5,000 messages) into the exports bucket as it reads',
+    source: { kind: 'queue', queue: 'pdf-jobs', batchSize: 1, maxConcurrency: 5 },
+    timeoutSeconds: 120,
+    sendsTo: [],
+    buckets: [['exports', 'write']],
+    // pdfkit loads its standard fonts at run time (`require('#standard-fonts/…')` from its own
+    // module): the bundle carries them and the package.json `imports` entry that resolves them.
+    bundledFiles: [
+      { from: 'infra/bundles/pdf-fonts/package.json', to: 'package.json' },
+      ...['Helvetica', 'HelveticaBold', 'HelveticaOblique'].map((font) => ({
+        from: `node_modules/pdfkit/js/standard-fonts/${font}.cjs`,
+        to: `standard-fonts/${font}.cjs`,
+      })),
+      {
+        from: 'node_modules/pdfkit/js/standard-fonts/chunks/standardGlyphNames-DNHAb7rp.cjs',
+        to: 'standard-fonts/chunks/standardGlyphNames-DNHAb7rp.cjs',
+      },
+    ],
   },
 ];
 

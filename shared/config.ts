@@ -62,6 +62,12 @@ export const config = {
   /** `host:port` pairs webhooks may target over plain HTTP and without the public-address check. */
   webhookAllowedTargets: env.WEBHOOK_ALLOWED_TARGETS ?? '',
   webhookRetrySchedule: retrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
+  /** Conversations one export may match; more is 422 `row_limit_exceeded` before any byte. */
+  exportRowLimit: integer('EXPORT_ROW_LIMIT', 100_000),
+  /** Transcript e-mails an organization may send per hour (an open relay would be a spam cannon). */
+  transcriptEmailsPerHour: integer('TRANSCRIPT_EMAILS_PER_HOUR', 30),
+  /** The sender of transcript e-mails: an address of an identity verified in SES. */
+  transcriptEmailFrom: required('TRANSCRIPT_EMAIL_FROM', 'transcripts@conversation-service.local'),
 } as const;
 
 export type Config = typeof config;

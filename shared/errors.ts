@@ -137,9 +137,12 @@ export class RateLimitedError extends ServiceError {
   /** The limit that refused, when it is not the credential's own (which the stack reports anyway). */
   readonly quota: RateQuota | undefined;
 
-  constructor(retryAfterSeconds: number, options: { quota?: RateQuota; message?: string } = {}) {
+  constructor(
+    retryAfterSeconds: number,
+    options: { quota?: RateQuota; message?: string; details?: ErrorDetails } = {},
+  ) {
     super('RATE_LIMITED', options.message ?? 'Too many requests', {
-      details: { retryAfterSeconds },
+      details: { retryAfterSeconds, ...options.details },
       retryAfterSeconds,
     });
     this.quota = options.quota;

@@ -1,6 +1,6 @@
 import { dirname, isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Duration } from 'aws-cdk-lib';
+import { type CfnElement, Duration, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
@@ -117,7 +117,9 @@ export class ServiceFunction extends NodejsFunction {
         externalModules: ['@aws-sdk/*'],
         mainFields: ['module', 'main'],
         // Some CommonJS dependencies call require(); an ESM bundle has none unless we make one.
-        banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+        // Aliased: a bundled ESM dependency may import createRequire itself (pdfkit does).
+        banner:
+          "import { createRequire as __bannerCreateRequire } from 'module'; const require = __bannerCreateRequire(import.meta.url);",
         ...(bundledFiles.length > 0 && {
           commandHooks: {
             beforeBundling: () => [],
@@ -166,6 +168,12 @@ export class ServiceFunction extends NodejsFunction {
     this.addToRolePolicy(
       new PolicyStatement({ actions: [...bucketActions[access]], resources: [bucket.arnForObjects('*')] }),
     );
+    const stack = Stack.of(this);
+    const bucketId = stack.resolve(stack.getLogicalId(bucket.node.defaultChild as CfnElement));
+    acknowledge(this, {
+      [`AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/*]`]:
+        "Objects are named at run time (one per export job, under a generated id); the grant names this one bucket's objects and only the object actions asked for.",
+    });
     // Objects under a customer key: reading decrypts, writing generates the object's data key.
     const key = bucket.encryptionKey;
     if (key && access !== 'write') key.grantDecrypt(this);

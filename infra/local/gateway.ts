@@ -5,16 +5,19 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import { fallbackGroup, groupEntry, routeTable } from '../../functions/routes';
 import { compileTemplates } from '../../shared/http/router';
 import type { ApiHandler } from '../../shared/http/stack';
+import { isStreamingHandler, LocalResponseStream, type StreamingHandler } from '../../shared/http/streaming';
 import { lambdaContext, toProxyEvent } from './lambda-event';
 import { createRealtimeServer } from './realtime-server';
 
 /** API Gateway's own payload ceiling; the functions enforce the API's 256 KiB limit themselves. */
 const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
 
-async function loadHandlers(root: URL): Promise<Map<string, ApiHandler>> {
-  const handlers = new Map<string, ApiHandler>();
+async function loadHandlers(root: URL): Promise<Map<string, ApiHandler | StreamingHandler>> {
+  const handlers = new Map<string, ApiHandler | StreamingHandler>();
   for (const group of routeTable()) {
-    const module = (await import(new URL(groupEntry(group.name), root).href)) as { handler: ApiHandler };
+    const module = (await import(new URL(groupEntry(group.name), root).href)) as {
+      handler: ApiHandler | StreamingHandler;
+    };
     handlers.set(group.name, module.handler);
   }
   return handlers;
@@ -90,8 +93,16 @@ export async function startGateway(
         resource,
         pathParameters: match ? match.params : { proxy: url.pathname.slice(1) },
       });
-      send(response, await handler(event, lambdaContext(`local-${group}`)));
+      if (isStreamingHandler(handler)) {
+        // As API Gateway with response streaming: the prelude, then the bytes as they are written.
+        await handler(event, new LocalResponseStream(response), lambdaContext(`local-${group}`));
+      } else send(response, await (handler as ApiHandler)(event, lambdaContext(`local-${group}`)));
     } catch (error) {
+      // A stream that failed after its first byte: the client sees the connection break.
+      if (response.headersSent) {
+        response.destroy();
+        return;
+      }
       // Only a gateway bug lands here; the functions answer every error themselves.
       console.error('local gateway error', error);
       send(response, gatewayError(502, 'INTERNAL_ERROR', 'An internal error occurred'));

@@ -9,6 +9,7 @@ import {
   workerDefinitions,
   workerEntry,
 } from '../../functions/workers';
+import { collectStreamed, isStreamingHandler } from '../../shared/http/streaming';
 import type { Progress } from './emulators';
 import { lambdaContext, proxyEvent } from './lambda-event';
 import type { DemoCredentials } from './seed';
@@ -326,8 +327,11 @@ type Handler = (event: unknown, context: ReturnType<typeof lambdaContext>) => Pr
 
 async function loadHandler(entry: string): Promise<Handler> {
   const module = (await import(pathToFileURL(join(ROOT, entry)).href)) as { handler: Handler };
-  if (typeof module.handler !== 'function') throw new Error(`${entry} exports no handler`);
-  return module.handler;
+  const { handler } = module;
+  if (typeof handler !== 'function') throw new Error(`${entry} exports no handler`);
+  // A streaming group (exports): its streamed answer is collected, so it shows like any other.
+  if (isStreamingHandler(handler)) return (event, context) => collectStreamed(handler, event, context);
+  return handler;
 }
 
 async function callApi(

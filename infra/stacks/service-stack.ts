@@ -4,6 +4,7 @@ import {
   CfnOutput,
   CfnParameter,
   Duration,
+  Fn,
   RemovalPolicy,
   Stack,
   type StackProps,
@@ -18,6 +19,7 @@ import {
   type Method,
   MethodLoggingLevel,
   Resource,
+  ResponseTransferMode,
   ResponseType,
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
@@ -59,7 +61,7 @@ import { bucketDefinitions, deadLetterName, queueDefinitions } from '../../share
 import { alarmPeriod, type PagingAlarm, ServiceAlarms } from '../constructs/alarms';
 import { type DashboardQueue, ServiceDashboard } from '../constructs/dashboard';
 import { LogQueries } from '../constructs/log-queries';
-import { type BundledFile, ServiceFunction } from '../constructs/service-function';
+import { type BundledFile, projectRoot, ServiceFunction } from '../constructs/service-function';
 import { RateLimitedWebAcl } from '../constructs/web-acl';
 import { acknowledge, reasons } from '../nag';
 import { thresholds } from '../operations/thresholds';
@@ -74,8 +76,7 @@ export const WORKER_TAG = 'service:worker';
 
 /**
  * Queues and buckets a route group uses, granted and wired by env var. Every API group also gets
- * read-write on the table (auth records rate-limit windows). No group reads a queue or bucket yet:
- * add it here when it does, e.g. `conversations: { queues: ['pdf-jobs'], buckets: [['exports', 'read']] }`.
+ * read-write on the table (auth records rate-limit windows).
  */
 const groupNeeds: Partial<
   Record<
@@ -87,6 +88,14 @@ const groupNeeds: Partial<
       sealsWebhookSecrets?: boolean;
       /** Read from disk at run time, copied next to the bundle (see ServiceFunctionProps). */
       bundledFiles?: () => readonly BundledFile[];
+      /** Sends e-mail through SES from the transcript sender (the stack's parameter). */
+      sendsEmail?: boolean;
+      /**
+       * Answers with Lambda response streaming (REST `responseTransferMode: STREAM`): API Gateway
+       * passes bytes on as written, beyond the 10 MB buffered limit. The integration timeout (29 s)
+       * bounds the time to the first byte; the function's own timeout bounds the whole answer.
+       */
+      streams?: { timeoutSeconds: number };
     }
   >
 > = {
@@ -100,6 +109,14 @@ const groupNeeds: Partial<
   },
   // Test deliveries and manual retries queue their attempt directly; create and rotate seal secrets.
   webhooks: { queues: ['webhook-deliveries'], sealsWebhookSecrets: true },
+  // Streamed exports and transcripts; PDF jobs queued for the worker, their files served by
+  // presigned URL (signing needs read on the objects); transcripts by e-mail.
+  exports: {
+    queues: ['pdf-jobs'],
+    buckets: [['exports', 'read']],
+    sendsEmail: true,
+    streams: { timeoutSeconds: 600 },
+  },
 };
 
 /** API Gateway's own errors, in the contract's envelope. */
@@ -153,6 +170,8 @@ export const defaultReservedConcurrency: Readonly<Record<string, number>> = {
   'webhook-delivery': 50,
   'conversation-deletions': 10,
   'conversation-purge': 5,
+  exports: 20,
+  'pdf-transcript': 5,
   // Secrets Manager runs the steps of one rotation one after another.
   'cursor-key-rotation': 1,
 };
@@ -375,6 +394,28 @@ export class ServiceStack extends Stack {
       maxValue: 1,
       description: 'Share of requests (0-1) logged at DEBUG whatever LogLevel says, drawn per request',
     });
+    const transcriptSender = new CfnParameter(this, 'TranscriptSenderAddress', {
+      type: 'String',
+      default: 'no-reply@example.com',
+      allowedPattern: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$',
+      description:
+        'From address of transcript e-mails: an address, or an address of a domain, verified in SES in this region',
+    });
+    const withEmail = (fn: ServiceFunction) => {
+      fn.addEnvironment('TRANSCRIPT_EMAIL_FROM', transcriptSender.valueAsString);
+      // The identity SES authorizes against is the verified address or its domain: both, nothing else.
+      const identity = (name: string) =>
+        `arn:${this.partition}:ses:${this.region}:${this.account}:identity/${name}`;
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['ses:SendEmail'],
+          resources: [
+            identity(transcriptSender.valueAsString),
+            identity(Fn.select(1, Fn.split('@', transcriptSender.valueAsString))),
+          ],
+        }),
+      );
+    };
 
     const environment: Record<string, string> = {
       SERVICE_VERSION: packageJson.version,
@@ -476,8 +517,10 @@ export class ServiceStack extends Stack {
         logsKey,
         reservedConcurrentExecutions: reserved(group.name),
         ...(needs?.bundledFiles && { bundledFiles: needs.bundledFiles() }),
+        ...(needs?.streams && { timeout: Duration.seconds(needs.streams.timeoutSeconds) }),
       }).bindTable(table, 'readWrite');
       if (needs?.sealsWebhookSecrets) withWebhookSecrets(fn, 'seal');
+      if (needs?.sendsEmail) withEmail(fn);
       for (const name of needs?.queues ?? []) {
         const definition = queueDefinitions.find((q) => q.name === name);
         const queue = queues.get(name);
@@ -491,7 +534,13 @@ export class ServiceStack extends Stack {
       Tags.of(fn).add(ROUTE_GROUP_TAG, group.name);
       // One API-wide permission per function instead of one per method: keeps the resource policy
       // far below Lambda's 20 KB limit however many routes a group has.
-      integrations.set(group.name, new LambdaIntegration(fn, { scopePermissionToMethod: false }));
+      integrations.set(
+        group.name,
+        new LambdaIntegration(fn, {
+          scopePermissionToMethod: false,
+          ...(needs?.streams && { responseTransferMode: ResponseTransferMode.STREAM }),
+        }),
+      );
       functions.push({ name: group.name, id: groupId, fn });
     }
 
@@ -551,7 +600,16 @@ export class ServiceStack extends Stack {
         environment: { ...environment, SERVICE_FUNCTION: worker.name },
         logsKey,
         reservedConcurrentExecutions: reserved(worker.name),
+        ...(worker.bundledFiles && {
+          bundledFiles: worker.bundledFiles.map(({ from, to }) => ({ from: join(projectRoot, from), to })),
+        }),
       }).bindTable(table, 'readWrite');
+      for (const [name, access] of worker.buckets ?? []) {
+        const definition = bucketDefinitions.find((b) => b.name === name);
+        const bucket = buckets.get(name);
+        if (!definition || !bucket) throw new Error(`Worker ${worker.name}: no bucket ${name}`);
+        fn.bindBucket(bucket, definition, access);
+      }
       for (const name of worker.sendsTo) {
         const definition = queueDefinitions.find((q) => q.name === name);
         const queue = queues.get(name);

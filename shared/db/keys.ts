@@ -242,6 +242,18 @@ export const keys = {
     sk: 'IDEMPOTENCY',
   }),
 
+  /** The organization's own audit trail (exports; later key revocation, impersonation), time-ordered. */
+  orgAudit: (orgId: string, entryId: string): Key => ({ pk: `${org(orgId)}#AUDIT`, sk: `AUDIT#${entryId}` }),
+  orgAuditPartition: (orgId: string) => `${org(orgId)}#AUDIT`,
+  orgAuditPrefix: 'AUDIT#',
+  /** An asynchronous export (a PDF transcript): its own partition, read by id only. */
+  exportJob: (orgId: string, jobId: string): Key => ({
+    pk: `${org(orgId)}#EXPORT_JOB#${jobId}`,
+    sk: 'EXPORT_JOB',
+  }),
+  /** The organization-wide limit on transcript e-mails uses a rate window under this fixed name. */
+  transcriptEmailLimit: 'TRANSCRIPT_EMAIL',
+
   /** Rate-limit window of one credential; platform credentials have no organization. */
   rateWindow: (orgId: string | undefined, credentialId: string, windowStartMs: number): Key => ({
     pk: `${orgId ? org(orgId) : 'PLATFORM'}#RATE#${credentialId}`,

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { Caller } from '../auth/caller';
@@ -23,10 +24,8 @@ export interface RequestState {
 
 export type HandlerContext = Context & { state: RequestState };
 
-export type HttpRequest = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HandlerContext>;
-export type HttpMiddleware = middy.MiddlewareObj<
-  APIGatewayProxyEvent,
-  APIGatewayProxyResult,
-  Error,
-  HandlerContext
->;
+/** An answer as the stack passes it along: buffered text, or (streaming groups only) a stream. */
+export type HttpResult = Omit<APIGatewayProxyResult, 'body'> & { body: string | Readable };
+
+export type HttpRequest = middy.Request<APIGatewayProxyEvent, HttpResult, Error, HandlerContext>;
+export type HttpMiddleware = middy.MiddlewareObj<APIGatewayProxyEvent, HttpResult, Error, HandlerContext>;

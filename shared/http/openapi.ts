@@ -184,11 +184,25 @@ const detailsOf: Partial<Record<ErrorCode, { schema: JsonSchema; required?: stri
     schema: {
       field: { type: 'string', maxLength: 200, description: 'The first offending field, as a dotted path' },
       reason: { type: 'string', maxLength: 100, description: 'e.g. `row_limit_exceeded`' },
+      limit: {
+        type: 'integer',
+        format: 'int32',
+        minimum: 0,
+        maximum: 2 ** 31 - 1,
+        description: 'With `row_limit_exceeded`: the most conversations one export may match',
+      },
     },
     required: ['field'],
   },
   RATE_LIMITED: {
-    schema: { retryAfterSeconds: { type: 'integer', format: 'int32', minimum: 0, maximum: 86_400 } },
+    schema: {
+      retryAfterSeconds: { type: 'integer', format: 'int32', minimum: 0, maximum: 86_400 },
+      reason: {
+        type: 'string',
+        maxLength: 100,
+        description: 'Set when an organization-wide limit refused it, e.g. `transcript_email_limit`',
+      },
+    },
     required: ['retryAfterSeconds'],
   },
 };
@@ -292,6 +306,10 @@ const headerComponents = {
   'Idempotent-Replayed': {
     description: 'Present when this answer replays the first response to the same `Idempotency-Key`',
     schema: { type: 'string', enum: ['true'] },
+  },
+  'Content-Disposition': {
+    description: 'An attachment, with the file name to save it under',
+    schema: { type: 'string', maxLength: 200, pattern: '^attachment; filename="[A-Za-z0-9._-]+"$' },
   },
 } as const;
 type HeaderName = keyof typeof headerComponents;
@@ -400,6 +418,7 @@ function operationOf(ctx: Context, route: AnyRoute) {
     ...(route.versioned ? (['ETag'] as const) : []),
     ...(limited ? (['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'] as const) : []),
     ...(route.method === 'POST' && limited ? (['Idempotent-Replayed'] as const) : []),
+    ...(route.response.headers ?? []),
   ];
   const contentTypes = [route.response.contentType ?? 'application/json'].flat();
   const statuses = errorStatusesOf(route);
@@ -448,6 +467,20 @@ function operationOf(ctx: Context, route: AnyRoute) {
           ]),
         ),
       },
+      ...(route.alternative
+        ? {
+            [route.alternative.status]: {
+              description: route.alternative.description,
+              headers: headerRefs(successHeaders.filter((name) => name !== 'Content-Disposition')),
+              content: {
+                'application/json': {
+                  schema: ctx.components.convert(route.alternative.schema, 'output'),
+                  example: route.alternative.example,
+                },
+              },
+            },
+          }
+        : {}),
       ...Object.fromEntries(
         statuses.map((status) => [
           status,
@@ -583,6 +616,7 @@ const tagDescriptions: Record<string, string> = {
   Service: 'Health and the service’s own documents',
   'Operator teams': 'Teams of operators that conversations are routed to, by priority, and their members',
   Operators: 'The organization’s operators: the ids API keys name as `operatorId`',
+  Exports: 'Conversation exports (streamed CSV or JSON), transcripts (CSV, PDF jobs, e-mail) and export jobs',
 };
 
 /** The OpenAPI 3.1 document, built from the same route objects and schemas that serve requests. */

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { $ZodType, input, output } from 'zod/v4/core';
 import type { CallerKind, CallerOf } from '../auth/caller';
 import type { Scope } from '../auth/scopes';
@@ -9,6 +10,16 @@ export interface Reply<Body> {
   status: number;
   body: Body;
   headers?: Record<string, string>;
+}
+
+/**
+ * An answer written as it is produced (exports): only routes of a group built with
+ * `createStreamingHandler` may return one. Its errors after the first byte break the response.
+ */
+export interface StreamedReply {
+  status: number;
+  body: Readable;
+  headers: Record<string, string>;
 }
 
 /** Organization callers always come with their organization; platform and public ones never do. */
@@ -37,6 +48,7 @@ export interface RouteDefinition<
   Q extends $ZodType = $ZodType,
   B extends $ZodType = $ZodType,
   R extends $ZodType = $ZodType,
+  A extends $ZodType = $ZodType,
 > {
   method: HttpMethod;
   path: `/api${string}`;
@@ -56,9 +68,23 @@ export interface RouteDefinition<
     status: number;
     schema: R;
     description: string;
-    /** Defaults to JSON; the reference page answers HTML, its assets scripts or stylesheets. */
-    contentType?: 'application/json' | 'text/html' | readonly ('text/javascript' | 'text/css')[];
+    /**
+     * Defaults to JSON; the reference page answers HTML, its assets scripts or stylesheets, exports
+     * CSV (or JSON, by their `format`).
+     */
+    contentType?:
+      | 'application/json'
+      | 'text/html'
+      | 'text/csv'
+      | readonly ('text/javascript' | 'text/css' | 'text/csv' | 'application/json')[];
+    /** Headers the success answer carries beyond the shared ones (an attachment's file name). */
+    headers?: readonly 'Content-Disposition'[];
   };
+  /**
+   * A second success answer (a PDF transcript is 202 with its job, where CSV is 200 with the file),
+   * documented beside the first; its example is checked like the first one's.
+   */
+  alternative?: { status: number; schema: A; description: string; example: input<A> };
   /**
    * The resource carries a `version`: answers send it as `ETag` (`read`), and a `write` also honours
    * `If-Match` (412 with `details.currentVersion` when it does not match).
@@ -71,11 +97,13 @@ export interface RouteDefinition<
   examples?: { request?: input<B>; response: input<R> };
   /** Other documented outcomes beyond the shared ones (401/403/422/429…), for the OpenAPI document. */
   errors?: readonly number[];
-  handle: (input: RouteInput<K, output<P>, output<Q>, output<B>>) => Promise<Reply<input<R>>>;
+  handle: (
+    input: RouteInput<K, output<P>, output<Q>, output<B>>,
+  ) => Promise<Reply<input<R>> | Reply<input<A>> | StreamedReply>;
 }
 
 /** Erased form stored in tables: the handler is called with input already validated by the route's own schemas. */
-export type AnyRoute = RouteDefinition<CallerKind, $ZodType, $ZodType, $ZodType, $ZodType>;
+export type AnyRoute = RouteDefinition<CallerKind, $ZodType, $ZodType, $ZodType, $ZodType, $ZodType>;
 
 export function route<
   K extends CallerKind,
@@ -83,7 +111,8 @@ export function route<
   Q extends $ZodType = $ZodType<Record<string, never>>,
   B extends $ZodType = $ZodType<undefined>,
   R extends $ZodType = $ZodType,
->(definition: RouteDefinition<K, P, Q, B, R>): AnyRoute {
+  A extends $ZodType = $ZodType<never>,
+>(definition: RouteDefinition<K, P, Q, B, R, A>): AnyRoute {
   return definition as unknown as AnyRoute;
 }
 

@@ -1,4 +1,6 @@
+import { Readable } from 'node:stream';
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import type { HttpResult } from './context';
 
 export function jsonResponse(
   statusCode: number,
@@ -12,12 +14,18 @@ export function jsonResponse(
   };
 }
 
-/** A reply whose body is already text (the HTML reference page); JSON otherwise. */
+/**
+ * A reply whose body is already text (the HTML reference page) or a stream (exports, streaming
+ * groups only); JSON otherwise.
+ */
 export function serializeReply(reply: {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
-}): APIGatewayProxyResult {
+}): HttpResult {
+  if (reply.body instanceof Readable) {
+    return { statusCode: reply.status, headers: reply.headers ?? {}, body: reply.body };
+  }
   const contentType = reply.headers?.['Content-Type'];
   if (typeof reply.body === 'string' && contentType && !contentType.startsWith('application/json')) {
     return { statusCode: reply.status, headers: reply.headers ?? {}, body: reply.body };

@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { HandlerContext } from './context';
+import type { HandlerContext, HttpResult } from './context';
 import { authenticate } from './middleware/authenticate';
 import { authorize } from './middleware/authorize';
 import { errorFormatter } from './middleware/error-formatter';
@@ -14,6 +14,7 @@ import { validate } from './middleware/validate';
 import type { AnyRoute } from './route';
 import { indexRoutes, type RouteIndex } from './router';
 import { serializeReply } from './serialize';
+import { ensureStreamingRuntime, type StreamingHandler } from './streaming';
 
 export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
@@ -37,11 +38,26 @@ export function createHandler(
   routes: readonly AnyRoute[],
   options: { everyRoute?: () => Promise<RouteIndex> } = {},
 ): ApiHandler {
+  return buildStack(routes, options, false) as unknown as ApiHandler;
+}
+
+/**
+ * The same stack for a group whose answers may be streams (exports): middy's `streamifyResponse`,
+ * so Lambda sends the prelude (status, headers, after every middleware ran) and then the body as
+ * the route produces it. Errors before the first byte are envelopes as anywhere else.
+ */
+export function createStreamingHandler(routes: readonly AnyRoute[]): StreamingHandler {
+  ensureStreamingRuntime();
+  return buildStack(routes, {}, true) as unknown as StreamingHandler;
+}
+
+function buildStack(
+  routes: readonly AnyRoute[],
+  options: { everyRoute?: () => Promise<RouteIndex> },
+  streaming: boolean,
+) {
   const own = indexRoutes(routes);
-  const dispatch = async (
-    _event: APIGatewayProxyEvent,
-    context: HandlerContext,
-  ): Promise<APIGatewayProxyResult> => {
+  const dispatch = async (_event: APIGatewayProxyEvent, context: HandlerContext): Promise<HttpResult> => {
     const { state } = context;
     if (state.replay) return state.replay;
     const { route, caller, input } = state;
@@ -55,12 +71,17 @@ export function createHandler(
       headers: state.headers,
       requestId: state.requestId,
     } as Parameters<AnyRoute['handle']>[0]);
-    return serializeReply(reply);
+    const result = serializeReply(reply);
+    if (!streaming && typeof result.body !== 'string') {
+      throw new Error(`${route.operationId} answers a stream but its group is not a streaming one`);
+    }
+    return result;
   };
 
   // timeoutEarly is off: API Gateway answers 504 at 29 s on its own, and the per-request timer costs.
-  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, HandlerContext>(dispatch, {
+  return middy<APIGatewayProxyEvent, HttpResult, Error, HandlerContext>(dispatch, {
     timeoutEarlyInMillis: 0,
+    streamifyResponse: streaming,
   })
     .use(requestContext())
     .use(securityHeaders())
@@ -72,5 +93,4 @@ export function createHandler(
     .use(authorize())
     .use(validate())
     .use(idempotency());
-  return handler as unknown as ApiHandler;
 }

@@ -13,7 +13,7 @@ export const benchCacheRoot = join(projectRoot, 'node_modules', '.cache', 'bench
 
 /** The same banner as infra/constructs/service-function.ts: an ESM bundle has no `require` of its own. */
 export const REQUIRE_BANNER =
-  "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+  "import { createRequire as __bannerCreateRequire } from 'module'; const require = __bannerCreateRequire(import.meta.url);";
 
 /**
  * What CDK's NodejsFunction passes to esbuild for every ServiceFunction (see

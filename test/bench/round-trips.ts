@@ -2,6 +2,7 @@ import type { LocalStack } from '../../infra/local/stack';
 import { CAPACITY_COMMANDS, capacityReports, WRITE_COMMANDS } from '../../shared/db/meter';
 import { conversationScenarios } from './conversation-scenarios';
 import { customFieldScenarios } from './custom-field-scenarios';
+import { exportScenarios } from './export-scenarios';
 import { kbScenarios } from './kb-scenarios';
 import { teamScenarios } from './team-scenarios';
 import { webhookScenarios } from './webhook-scenarios';
@@ -477,6 +478,8 @@ export async function measureRoundTrips(
   scenarios.push(...(await customFieldScenarios({ demo, platform, orgPath, request: expectOk })));
   log('creating knowledge-base fixtures…');
   scenarios.push(...(await kbScenarios({ demo, platform, orgPath, request: expectOk })));
+  log('creating export fixtures (a PDF job)…');
+  scenarios.push(...(await exportScenarios({ demo, platform, orgPath, conversationId, request: expectOk })));
   log('creating webhook fixtures (failed deliveries to retry: test events to a port where nothing listens)…');
   scenarios.push(
     ...(await webhookScenarios({

@@ -52,6 +52,8 @@ describe('cdk-nag', () => {
         'AwsSolutions-IAM5[Action::kms:ReEncrypt*]',
         'AwsSolutions-IAM5[Resource::*]',
         'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<api>/*/*/@connections/*]',
+        // Export files are objects named per job.
+        'AwsSolutions-IAM5[Resource::<ExportsBucket5A12738B.Arn>/*]',
         // The runtime pin.
         'AwsSolutions-L1',
         'Serverless-LambdaLatestVersion',

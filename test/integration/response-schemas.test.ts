@@ -105,6 +105,15 @@ beforeAll(async () => {
     token: tenant.apiKey,
     body: kbArticleBody('doomed'),
   });
+  // A completed PDF job, for the job status sample (the shared stack's worker renders it).
+  const pdfJob = await call<{ statusUrl: string }>('GET', `${conversationPath}/transcript?format=pdf`, {
+    token: tenant.apiKey,
+  });
+  for (let i = 0; i < 100; i++) {
+    const job = await call<{ status: string }>('GET', pdfJob.body.statusUrl, { token: tenant.apiKey });
+    if (job.body.status === 'completed' || job.body.status === 'failed') break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
   const admin = platformToken();
   const orgPath = `/api/admin/organizations/${tenant.orgId}`;
   const key = await call<{ id: string }>('POST', `${orgPath}/api-keys`, {
@@ -358,6 +367,20 @@ beforeAll(async () => {
       { token: tenant.apiKey, path: `${teamPath}/members/${tenant.adminOperatorId}` },
     ],
     ['GET /api/operators', { token: tenant.apiKey, path: '/api/operators?role=operator' }],
+    ['GET /api/export/conversations', { token: tenant.apiKey, path: '/api/export/conversations' }],
+    [
+      'POST /api/export/conversations/bulk',
+      { token: tenant.operatorSession, path: '/api/export/conversations/bulk?status=open&redact_pii=true' },
+    ],
+    [
+      'GET /api/conversations/{id}/transcript',
+      { token: tenant.apiKey, path: `${conversationPath}/transcript?format=csv` },
+    ],
+    [
+      'POST /api/conversations/{id}/transcript',
+      { token: tenant.apiKey, path: `${conversationPath}/transcript`, body: { email: 'ada@example.com' } },
+    ],
+    ['GET /api/export/jobs/{jobId}', { token: tenant.apiKey, path: pdfJob.body.statusUrl }],
   ]);
 });
 

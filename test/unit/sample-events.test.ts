@@ -43,6 +43,7 @@ const mockedStatus: Record<string, number> = {
   'conversations-create': 201,
   'identity-me': 200,
   'webhooks-list': 200,
+  'exports-conversations': 200,
 };
 
 const files = sampleEvents();

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { OrgCaller } from '../../auth/caller';
 import { idempotency as records } from '../../db/idempotency';
 import { ConflictError, ValidationError } from '../../errors';
-import type { HttpMiddleware, HttpRequest } from '../context';
+import type { HttpMiddleware, HttpRequest, HttpResult } from '../context';
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 const REPLAY_HEADER = 'Idempotent-Replayed';
@@ -49,8 +48,9 @@ async function claim(request: HttpRequest, key: string, caller: OrgCaller): Prom
   pendingByRequest.set(request, { orgId: caller.orgId, key, fingerprint });
 }
 
-async function complete(pending: Pending, response: APIGatewayProxyResult): Promise<void> {
-  if (response.statusCode >= 500) {
+async function complete(pending: Pending, response: HttpResult): Promise<void> {
+  // A streamed answer (an export) is not kept: it is not idempotent, and would not fit an item.
+  if (response.statusCode >= 500 || typeof response.body !== 'string') {
     await records.release(pending.orgId, pending.key);
     return;
   }
