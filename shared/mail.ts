@@ -1,3 +1,5 @@
+import { publishEmailSent } from './worker-metrics';
+
 /**
  * Outgoing e-mail through SES v2, one client per container, loaded on first use. Locally the SES
  * emulator (aws-ses-v2-local) keeps what is sent: `GET <its endpoint>/store`.
@@ -40,6 +42,7 @@ export const mail = {
         },
       }),
     );
+    publishEmailSent();
     return sent.MessageId ?? '';
   },
 };

@@ -1,7 +1,14 @@
 import type { SQSRecord } from 'aws-lambda';
 import { log } from './logger';
 import { captureColdStart, type MetricEntry, publishFunctionMetrics, publishMetrics, Unit } from './metrics';
-import { QUEUE_JOB_AGE, WEBHOOK_DELIVERIES, WEBHOOK_DELIVERY_ATTEMPTS } from './metrics-contract';
+import {
+  DISCORD_POSTS,
+  EMAILS_SENT,
+  EXPORT_METRICS,
+  QUEUE_JOB_AGE,
+  WEBHOOK_DELIVERIES,
+  WEBHOOK_DELIVERY_ATTEMPTS,
+} from './metrics-contract';
 
 /** Metrics never fail a batch: a malformed one is logged and dropped. */
 function safely(publish: () => void): void {
@@ -52,4 +59,21 @@ export function publishWebhookAttempts(
         [[WEBHOOK_DELIVERY_ATTEMPTS.name, Unit.Count, count]],
       );
   });
+}
+
+/** One export (streamed or a PDF job): its rows when it has rows, and its bytes. */
+export function publishExportMetrics(rows: number | undefined, bytes: number): void {
+  const entries: MetricEntry[] = [[EXPORT_METRICS.bytes, Unit.Bytes, bytes]];
+  if (rows !== undefined) entries.push([EXPORT_METRICS.rows, Unit.Count, rows]);
+  safely(() => publishFunctionMetrics(entries));
+}
+
+/** One e-mail accepted by SES. */
+export function publishEmailSent(): void {
+  safely(() => publishFunctionMetrics([[EMAILS_SENT, Unit.Count, 1]]));
+}
+
+/** Messages posted to Discord by one batch. */
+export function publishDiscordPosts(count: number): void {
+  if (count > 0) safely(() => publishFunctionMetrics([[DISCORD_POSTS, Unit.Count, count]]));
 }

@@ -23,6 +23,7 @@ import {
   exportConversationsQuery,
 } from '../../shared/schemas/export';
 import type { Organization } from '../../shared/schemas/organization';
+import { publishExportMetrics } from '../../shared/worker-metrics';
 import { historyCutoff } from '../conversations/access';
 
 const exportedExample: ExportedConversation = {
@@ -103,6 +104,7 @@ async function startExport(request: ExportRequest): Promise<StreamedReply> {
     redact: regions ? (text) => redactPii(text, regions) : undefined,
     maxRows: limit,
     onEnd: async (summary) => {
+      publishExportMetrics(summary.rows, summary.bytes);
       try {
         await writeOrgAudit(caller.orgId, {
           type: 'export.conversations',

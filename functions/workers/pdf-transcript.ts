@@ -8,6 +8,7 @@ import { log } from '../../shared/logger';
 import { queueDefinitions } from '../../shared/resources';
 import * as z from '../../shared/schemas/zod';
 import { storage } from '../../shared/storage';
+import { observeQueueBatch, publishExportMetrics } from '../../shared/worker-metrics';
 
 const job = z.strictObject({ orgId: z.uuid(), jobId: z.uuid(), conversationId: z.uuid() });
 type Job = z.infer<typeof job>;
@@ -49,6 +50,7 @@ async function render(input: Job): Promise<number | 'missing'> {
  */
 export const handler = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
   log.beginRequest(context.awsRequestId);
+  observeQueueBatch(event.Records, Date.now());
   const failures: { itemIdentifier: string }[] = [];
   for (const record of event.Records) {
     let parsed: Job;
@@ -74,6 +76,7 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
         status: 'completed',
         objectKey: pdfObjectKey(parsed.orgId, parsed.jobId),
       });
+      publishExportMetrics(undefined, outcome);
       log.info('pdf transcript', () => ({ jobId: parsed.jobId, bytes: outcome, ms: Date.now() - started }));
     } catch (error) {
       log.error('pdf transcript failed', { error: error as Error, jobId: parsed.jobId });

@@ -74,4 +74,23 @@ describe('worker metrics', () => {
     expect(ages[0]).toMatchObject({ function: 'webhook-delivery' });
     expect(ages[0]?._aws.CloudWatchMetrics[0]?.Dimensions).toEqual([['service', 'function']]);
   });
+
+  it('counts exports (rows, bytes), e-mails and Discord posts per function', () => {
+    workerMetrics.publishExportMetrics(120, 48_000);
+    workerMetrics.publishExportMetrics(undefined, 9_000);
+    workerMetrics.publishEmailSent();
+    workerMetrics.publishDiscordPosts(0);
+    workerMetrics.publishDiscordPosts(3);
+    const lines = emitted();
+    for (const line of lines) {
+      expect(line._aws.CloudWatchMetrics[0]?.Dimensions).toEqual([['service', 'function']]);
+      expect(line.function).toBe('webhook-delivery');
+    }
+    expect(lines.map(({ _aws, service, function: fn, ...values }) => values)).toEqual([
+      { ExportBytes: 48_000, ExportRows: 120 },
+      { ExportBytes: 9_000 },
+      { EmailsSent: 1 },
+      { DiscordPosts: 3 },
+    ]);
+  });
 });
