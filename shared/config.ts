@@ -66,8 +66,14 @@ export const config = {
   exportRowLimit: integer('EXPORT_ROW_LIMIT', 100_000),
   /** Transcript e-mails an organization may send per hour (an open relay would be a spam cannon). */
   transcriptEmailsPerHour: integer('TRANSCRIPT_EMAILS_PER_HOUR', 30),
-  /** The sender of transcript e-mails: an address of an identity verified in SES. */
-  transcriptEmailFrom: required('TRANSCRIPT_EMAIL_FROM', 'transcripts@conversation-service.local'),
+  /**
+   * The sender of transcript e-mails: an address of an identity verified in SES. Read when first
+   * needed: the stack sets it on the one function that sends mail, and every other function loads
+   * this module too.
+   */
+  get transcriptEmailFrom(): string {
+    return required('TRANSCRIPT_EMAIL_FROM', 'transcripts@conversation-service.local');
+  },
 } as const;
 
 export type Config = typeof config;
