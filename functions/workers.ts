@@ -41,6 +41,8 @@ export interface WorkerDefinition {
   pushesRealtime?: boolean;
   /** Decrypts webhook signing secrets: CDK grants kms:Decrypt on their key and names it. */
   opensWebhookSecrets?: boolean;
+  /** Calls Discord: CDK grants read on the bot token's secret and names it. */
+  readsDiscordToken?: boolean;
 }
 
 export const workerDefinitions: readonly WorkerDefinition[] = [
@@ -61,7 +63,8 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
   },
   {
     name: 'webhook-fanout',
-    description: 'turns each committed domain event into one delivery per subscribed webhook',
+    description:
+      'turns each committed domain event into one delivery per subscribed webhook and one notification per subscribed Discord channel',
     // Webhooks are at least once: retry for hours, leaving 18 h of the stream's 24 h to redrive.
     source: {
       kind: 'stream',
@@ -71,7 +74,7 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
       maxRecordAgeSeconds: 6 * 3600,
     },
     timeoutSeconds: 60,
-    sendsTo: ['webhook-deliveries'],
+    sendsTo: ['webhook-deliveries', 'discord-notifications'],
   },
   {
     name: 'webhook-delivery',
@@ -100,6 +103,17 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
     source: { kind: 'queue', queue: 'conversation-purge', batchSize: 1, maxConcurrency: 5 },
     timeoutSeconds: 60,
     sendsTo: ['conversation-purge'],
+  },
+  {
+    name: 'discord-delivery',
+    description:
+      "posts each Discord notification, honouring Discord's 429 retry_after; retries, then dead letters",
+    // Few at once: Discord limits a bot per channel (about 5 messages in 5 s) and globally.
+    source: { kind: 'queue', queue: 'discord-notifications', batchSize: 10, maxConcurrency: 2 },
+    timeoutSeconds: 30,
+    // A 429 waiting longer than a moment goes back to the queue with its delay.
+    sendsTo: ['discord-notifications'],
+    readsDiscordToken: true,
   },
 ];
 

@@ -96,7 +96,10 @@ async function authenticateOrgToken(presented: PresentedCredential): Promise<Aut
   const resolved = isWidgetKey
     ? await resolveWidgetKey(parsed.orgId, presented.token)
     : await resolveStored(parsed);
-  cache.set(parsed.hash, resolved);
+  // An impersonation session is read on every use: ending it must take effect everywhere at once,
+  // and every use is audited anyway.
+  if (resolved.caller.kind !== 'operator' || !resolved.caller.impersonatedBy)
+    cache.set(parsed.hash, resolved);
   return resolved;
 }
 
@@ -140,7 +143,13 @@ async function resolveStored(
   }
   if (credential.kind === 'operatorSession' && credential.operatorId && credential.role) {
     return {
-      caller: { kind: 'operator', ...base, operatorId: credential.operatorId, role: credential.role },
+      caller: {
+        kind: 'operator',
+        ...base,
+        operatorId: credential.operatorId,
+        role: credential.role,
+        ...(credential.impersonatedBy ? { impersonatedBy: credential.impersonatedBy } : {}),
+      },
       organization,
       credentialExpiresAtMs,
     };

@@ -89,3 +89,15 @@ export function backoff(attempt: number): Promise<void> {
   const ceilingMs = Math.min(200, 5 * 2 ** Math.min(attempt, 6));
   return new Promise((resolve) => setTimeout(resolve, Math.random() * ceilingMs));
 }
+
+/** Retries a read-then-write cycle that lost a race (ConcurrentChangeError), within one RetryBudget. */
+export async function retryOnConflict<T>(cycle: () => Promise<T>): Promise<T> {
+  const budget = new RetryBudget();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await cycle();
+    } catch (error) {
+      if (!(error instanceof ConcurrentChangeError) || !(await budget.pause(attempt))) throw error;
+    }
+  }
+}

@@ -293,6 +293,11 @@ const headerComponents = {
     description: 'Present when this answer replays the first response to the same `Idempotency-Key`',
     schema: { type: 'string', enum: ['true'] },
   },
+  'Set-Cookie': {
+    description:
+      'The cookie the operation sets or clears (see its description); `HttpOnly; Secure; SameSite=Strict; Path=/`',
+    schema: { type: 'string', maxLength: 1024 },
+  },
 } as const;
 type HeaderName = keyof typeof headerComponents;
 
@@ -400,6 +405,7 @@ function operationOf(ctx: Context, route: AnyRoute) {
     ...(route.versioned ? (['ETag'] as const) : []),
     ...(limited ? (['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'] as const) : []),
     ...(route.method === 'POST' && limited ? (['Idempotent-Replayed'] as const) : []),
+    ...(route.cookie?.sets ? (['Set-Cookie'] as const) : []),
   ];
   const contentTypes = [route.response.contentType ?? 'application/json'].flat();
   const statuses = errorStatusesOf(route);
@@ -419,6 +425,17 @@ function operationOf(ctx: Context, route: AnyRoute) {
       ...parametersOf(ctx, route.query, 'query'),
       ...(route.versioned === 'write' ? [{ $ref: '#/components/parameters/IfMatch' }] : []),
       ...(route.method === 'POST' && limited ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
+      ...(route.cookie?.reads
+        ? [
+            {
+              name: route.cookie.name,
+              in: 'cookie',
+              required: false,
+              description: route.cookie.description,
+              schema: { type: 'string', maxLength: 512, pattern: route.cookie.pattern },
+            },
+          ]
+        : []),
       { $ref: '#/components/parameters/RequestId' },
     ],
     ...(route.body
@@ -578,6 +595,10 @@ const tagDescriptions: Record<string, string> = {
   'Custom fields':
     'Organization-defined fields of conversations and visitors, with localized labels and options',
   Provisioning: 'Platform administration: organizations, API keys, operators and sessions',
+  Chatbot: 'The organization’s chatbot: its configuration (rules, intent policies, schedule)',
+  Discord: 'Discord channels that receive notifications of new, assigned and closed conversations',
+  Impersonation: 'Platform administration: acting as an operator, audited',
+  'AI providers': 'Platform administration: the AI providers the platform’s chatbots may use',
   Service: 'Health and the service’s own documents',
 };
 
