@@ -99,6 +99,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       PLATFORM_ADMIN_TOKEN: platformAdminToken,
       CURSOR_SIGNING_KEY: process.env.CURSOR_SIGNING_KEY ?? randomBytes(32).toString('base64url'),
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
+      // A development stack may probe AI providers on this machine (an OpenAI-compatible server
+      // on loopback); in AWS the variable is unset and only public https targets are reached.
+      AI_PROVIDER_ALLOWED_TARGETS: process.env.AI_PROVIDER_ALLOWED_TARGETS ?? 'localhost,127.0.0.1,[::1]',
       ...queues.env,
       ...bucketEnv,
       ...options.env,
