@@ -79,7 +79,8 @@ export const putChatbotConfig = route({
     const next = changedChatbotConfig(organization.chatbot, replacementOf(body), clock.nowIso());
     const updated = await organizations.setChatbot(caller.orgId, next);
     if (!updated) throw unavailable();
-    authCache.forgetOrganization(caller.orgId);
+    // This instance simulates with the new configuration at once; others within the cache's 10 s.
+    authCache.replaceOrganization(updated);
     return ok(updated.chatbot);
   },
 });

@@ -34,6 +34,15 @@ export const authCache = {
   forgetOrganization(orgId: string): void {
     cache.deleteWhere((entry) => entry.organization.id === orgId);
   },
+  /**
+   * The organization as just written (the write's own answer): this instance's entries of it use
+   * it at once, and the credentials need no read on their next request.
+   */
+  replaceOrganization(organization: Organization): void {
+    cache.forEach((entry) => {
+      if (entry.organization.id === organization.id) entry.organization = organization;
+    });
+  },
   clear: (): void => cache.clear(),
 };
 

@@ -1,6 +1,7 @@
 import type { LocalStack } from '../../infra/local/stack';
 import { conversationScenarios } from './conversation-scenarios';
 import { customFieldScenarios } from './custom-field-scenarios';
+import { platformScenarios } from './platform-scenarios';
 import { webhookScenarios } from './webhook-scenarios';
 
 /** Why a request touched DynamoDB, by the code that sent the command. */
@@ -221,6 +222,9 @@ export async function measureRoundTrips(
   options: {
     /** An allow-listed `http://127.0.0.1:<port>` where nothing listens (failed webhook deliveries). */
     deadWebhookTarget: string;
+    /** The fake Discord API (DISCORD_API_BASE_URL) and OpenAI-compatible API the stack reaches. */
+    fakeDiscordUrl: string;
+    fakeOpenAiUrl: string;
   },
 ): Promise<RoundTripReport> {
   // The same module instances the gateway's handlers use (same file URLs), imported after the stack
@@ -503,6 +507,19 @@ export async function measureRoundTrips(
       orgPath,
       request: expectOk,
       deadTarget: options.deadWebhookTarget,
+    })),
+  );
+
+  log('creating chatbot, Discord, impersonation and AI provider fixtures…');
+  scenarios.push(
+    ...(await platformScenarios({
+      demo,
+      platform,
+      orgPath,
+      request: expectOk,
+      baseUrl: base,
+      fakeDiscordUrl: options.fakeDiscordUrl,
+      fakeOpenAiUrl: options.fakeOpenAiUrl,
     })),
   );
 
