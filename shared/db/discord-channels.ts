@@ -92,36 +92,38 @@ export const discordChannels = {
    * then one transaction deletes it (only if it is still that one) and uncounts it. 404 otherwise.
    */
   async remove(orgId: string, id: string): Promise<void> {
-    await retryOnConflict(() => discordChannels.removeOnce(orgId, id));
-  },
-
-  async removeOnce(orgId: string, id: string): Promise<void> {
-    const found = (await discordChannels.all(orgId, { consistent: true })).find(
-      (channel) => channel.id === id,
-    );
-    if (!found) throw new NotFoundError('Discord channel not found');
-    await transact([
-      {
-        action: {
-          Delete: {
-            TableName: tableName,
-            Key: keys.discordChannel(orgId, found.channelId),
-            ConditionExpression: 'id = :id',
-            ExpressionAttributeValues: { ':id': id },
-          },
-        },
-        onConditionFailed: () => new NotFoundError('Discord channel not found'),
-      },
-      {
-        action: {
-          Update: {
-            TableName: tableName,
-            Key: keys.discordChannelTotals(orgId),
-            UpdateExpression: 'ADD channels :minus',
-            ExpressionAttributeValues: { ':minus': -1 },
-          },
-        },
-      },
-    ]);
+    await retryOnConflict(() => removeOnce(orgId, id));
   },
 };
+
+/**
+ * One attempt at removing the channel with this id: one consistent Query of the (small) partition
+ * finds its key, then one transaction deletes it (only if it is still that one) and uncounts it.
+ */
+async function removeOnce(orgId: string, id: string): Promise<void> {
+  const found = (await discordChannels.all(orgId, { consistent: true })).find((channel) => channel.id === id);
+  if (!found) throw new NotFoundError('Discord channel not found');
+  await transact([
+    {
+      action: {
+        Delete: {
+          TableName: tableName,
+          Key: keys.discordChannel(orgId, found.channelId),
+          ConditionExpression: 'id = :id',
+          ExpressionAttributeValues: { ':id': id },
+        },
+      },
+      onConditionFailed: () => new NotFoundError('Discord channel not found'),
+    },
+    {
+      action: {
+        Update: {
+          TableName: tableName,
+          Key: keys.discordChannelTotals(orgId),
+          UpdateExpression: 'ADD channels :minus',
+          ExpressionAttributeValues: { ':minus': -1 },
+        },
+      },
+    },
+  ]);
+}

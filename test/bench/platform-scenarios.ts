@@ -161,6 +161,7 @@ export async function platformScenarios(context: PlatformFixtureContext): Promis
       route: 'GET /api/me',
       variant: 'impersonated',
       caller: 'operator',
+      target: 'uncached',
       expectedStatus: 200,
       // One session for both attempts (minted just before the cold one: the bench's clock runs fast).
       call: async (attempt) => {

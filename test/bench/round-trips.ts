@@ -50,7 +50,7 @@ export interface Measured {
  * and read-state changes, whose cost scales with their ids) and `overhead` (other writes) no auth
  * or rate-limit trip.
  */
-export type TargetKind = 'read' | 'listing' | 'transaction' | 'bulk' | 'overhead';
+export type TargetKind = 'read' | 'listing' | 'transaction' | 'bulk' | 'overhead' | 'uncached';
 
 export interface EndpointResult {
   /** `METHOD /path/template` of the route table. */
@@ -91,7 +91,11 @@ export interface Scenario {
    * Single-conversation writes (`transaction`) and bulk or read-state writes (`bulk`, judged on
    * overhead only); unset: `read` for GET, overhead only otherwise.
    */
-  target?: 'transaction' | 'bulk' | 'listing';
+  /**
+   * `uncached`: a credential authentication reads on every request by design (an impersonation
+   * session, so that ending it takes effect everywhere at once): one auth read allowed warm.
+   */
+  target?: 'transaction' | 'bulk' | 'listing' | 'uncached';
   /**
    * Called once per attempt, before it is measured (and, cold, before the caches are cleared):
    * non-repeatable requests (revoke, unique e-mail) differ in their ids, and fixtures a request
