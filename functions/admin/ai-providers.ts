@@ -62,7 +62,7 @@ export const createAiProvider = route({
         baseUrl: body.baseUrl,
         model: body.model,
         enabled: body.enabled ?? true,
-        apiKey: body.apiKey,
+        apiKey: body.apiKey ?? undefined,
       }),
     ),
 });
@@ -106,7 +106,7 @@ export const updateAiProvider = route({
   path: '/api/admin/ai-providers/{id}',
   operationId: 'updateAiProvider',
   summary: 'Update an AI provider',
-  description: `Writes only the fields present. An omitted or empty \`apiKey\` keeps the stored key. ${KEY_RULES}`,
+  description: `Writes only the fields present. An omitted, empty or null \`apiKey\` keeps the stored key. ${KEY_RULES}`,
   tag: 'AI providers',
   callers: ['platform'],
   params: aiProviderParams,
@@ -124,7 +124,7 @@ export const updateAiProvider = route({
       baseUrl: body.baseUrl,
       model: body.model,
       enabled: body.enabled,
-      apiKey: body.apiKey,
+      apiKey: body.apiKey ?? undefined,
     });
     if (!updated) throw notFound();
     return ok(updated);

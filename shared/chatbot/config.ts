@@ -51,7 +51,7 @@ export function chatbotConfigOf(stored: unknown, fallbackUpdatedAt: string): Cha
  */
 export function changedChatbotConfig(
   current: ChatbotConfig,
-  changes: PutChatbotConfig,
+  changes: Omit<PutChatbotConfig, 'updatedAt'>,
   updatedAt: string,
 ): ChatbotConfig {
   const next: ChatbotConfig = {
@@ -81,8 +81,8 @@ export function changedChatbotConfig(
   return next;
 }
 
-/** What `PUT` means: every field, omitted ones at their defaults. */
-export function replacementOf(body: PutChatbotConfig): Required<PutChatbotConfig> {
+/** What `PUT` means: every field, omitted ones at their defaults (`updatedAt` is the service's). */
+export function replacementOf(body: PutChatbotConfig): Required<Omit<PutChatbotConfig, 'updatedAt'>> {
   const defaults = defaultChatbotConfig('');
   return {
     enabled: body.enabled ?? defaults.enabled,

@@ -54,7 +54,8 @@ export const createAiProviderBody = named(
     baseUrl,
     model,
     enabled: z.optional(z.boolean()),
-    apiKey: z.optional(apiKey),
+    /** Null or empty: no key (a provider that needs none). */
+    apiKey: z.optional(z.nullable(apiKey)),
   }),
 );
 
@@ -66,8 +67,8 @@ export const updateAiProviderBody = named(
     baseUrl: z.optional(baseUrl),
     model: z.optional(model),
     enabled: z.optional(z.boolean()),
-    /** Omitted or empty: the stored key stays. */
-    apiKey: z.optional(apiKey),
+    /** Omitted, empty or null: the stored key stays. */
+    apiKey: z.optional(z.nullable(apiKey)),
   }),
 );
 

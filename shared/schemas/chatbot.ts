@@ -10,7 +10,7 @@ import * as z from './zod';
  */
 export const MAX_RULES = 100;
 export const MAX_INTENT_POLICIES = 100;
-export const MAX_KEYWORDS = 20;
+export const MAX_KEYWORDS = 50;
 export const MAX_ACTIONS = 10;
 export const MAX_SCHEDULE_DAYS = 28;
 /** The configuration as stored JSON at most: the organization item is read on every cold request. */
@@ -21,12 +21,8 @@ export const weekDays = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as con
 export const handlings = ['answer', 'handoff', 'collect_info'] as const;
 export const policyPriorities = ['low', 'normal', 'high', 'urgent'] as const;
 
-const identifier = z
-  .string()
-  .check(
-    z.maxLength(64),
-    z.regex(/^[a-z][a-z0-9_]{0,63}$/, 'Expected a lower-case identifier such as "billing"'),
-  );
+/** Intents and actions are the organization's own words ("billing", "order-status", "answer_from_knowledge"). */
+const identifier = z.string().check(z.trim(), z.minLength(1), z.maxLength(64), plainText());
 const time = z
   .string()
   .check(z.maxLength(5), z.regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'Expected HH:MM (00:00–23:59)'));
@@ -71,7 +67,7 @@ export const chatbotSchedule = named(
   'When the bot answers, in `timezone`; a day whose `to` is earlier than its `from` runs past midnight. Null: always.',
 );
 
-const keyword = z.string().check(z.trim(), z.minLength(1), z.maxLength(50), plainText());
+const keyword = z.string().check(z.trim(), z.minLength(1), z.maxLength(100), plainText());
 
 export const chatbotRule = named(
   'ChatbotRule',
@@ -140,6 +136,8 @@ const intentPolicies = z.array(intentPolicy).check(
 export const putChatbotConfigBody = named(
   'PutChatbotConfigRequest',
   z.strictObject({
+    /** Accepted so that a configuration read can be sent back as is; the service stamps its own. */
+    updatedAt: z.optional(isoInstant),
     enabled: z.optional(z.boolean()),
     schedule: z.optional(z.nullable(chatbotSchedule)),
     knowledgeThreshold: z.optional(threshold),

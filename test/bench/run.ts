@@ -405,8 +405,7 @@ function judge(result: EndpointResult): { ok: boolean; target: string; why: stri
     };
   }
   if (result.target === 'uncached') {
-    const ok =
-      warmTrip.byPurpose.auth <= 1 && warmTrip.byPurpose.rate === 0 && warmTrip.byPurpose.route <= 1;
+    const ok = warmTrip.byPurpose.auth <= 1 && warmTrip.byPurpose.rate === 0 && warmTrip.byPurpose.route <= 1;
     return {
       ok,
       target: 'A ≤ 1 (never cached), R0, H ≤ 1',

@@ -102,6 +102,16 @@ describe('PUT /api/chatbot/config', () => {
     expect(Date.parse(second.body.updatedAt)).toBeGreaterThanOrEqual(Date.parse(first.body.updatedAt));
   });
 
+  it('takes back a configuration as read (its updatedAt included), and stamps its own time', async () => {
+    const read = await getConfig(tenant.apiKey);
+
+    const saved = await putConfig(tenant.apiKey, { ...read.body, updatedAt: '2001-01-01T00:00:00.000Z' });
+
+    expect(saved.status, saved.text).toBe(200);
+    expect({ ...saved.body, updatedAt: '' }).toEqual({ ...read.body, updatedAt: '' });
+    expect(saved.body.updatedAt >= read.body.updatedAt).toBe(true);
+  });
+
   it('is changed field by field through the admin organization PATCH', async () => {
     const saved = await putConfig(tenant.apiKey, full);
 
