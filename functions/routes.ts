@@ -1,7 +1,9 @@
 import type { AnyRoute } from '../shared/http/route';
 import { adminRoutes } from './admin/routes';
+import { chatbotRoutes } from './chatbot/routes';
 import { conversationRoutes } from './conversations/routes';
 import { customFieldRoutes } from './custom-fields/routes';
+import { discordRoutes } from './discord/routes';
 import { eventRoutes } from './events/routes';
 import { exportRoutes } from './exports/routes';
 import { identityRoutes } from './identity/routes';
@@ -33,7 +35,8 @@ export function routeTable(): readonly RouteGroup[] {
     },
     {
       name: 'admin',
-      description: 'platform administration: organizations, API keys, operators, sessions',
+      description:
+        'platform administration: organizations, API keys, operators, sessions, impersonation, AI providers',
       routes: adminRoutes,
     },
     { name: 'widget', description: 'widget visitor bootstrap', routes: widgetRoutes },
@@ -68,6 +71,12 @@ export function routeTable(): readonly RouteGroup[] {
       name: 'exports',
       description: 'conversation exports and transcripts (streamed responses), PDF transcript jobs',
       routes: exportRoutes,
+    },
+    { name: 'chatbot', description: 'chatbot configuration', routes: chatbotRoutes },
+    {
+      name: 'discord',
+      description: 'Discord notification channels (looked up through Discord at creation)',
+      routes: discordRoutes,
     },
   ];
   return table;

@@ -46,6 +46,8 @@ export interface WorkerDefinition {
   buckets?: readonly (readonly [BucketName, 'read' | 'write' | 'readWrite'])[];
   /** Read from disk at run time, copied next to the bundle (paths relative to the project root). */
   bundledFiles?: readonly { from: string; to: string }[];
+  /** Calls Discord: CDK grants read on the bot token's secret and names it. */
+  readsDiscordToken?: boolean;
 }
 
 export const workerDefinitions: readonly WorkerDefinition[] = [
@@ -66,7 +68,8 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
   },
   {
     name: 'webhook-fanout',
-    description: 'turns each committed domain event into one delivery per subscribed webhook',
+    description:
+      'turns each committed domain event into one delivery per subscribed webhook and one notification per subscribed Discord channel',
     // Webhooks are at least once: retry for hours, leaving 18 h of the stream's 24 h to redrive.
     source: {
       kind: 'stream',
@@ -76,7 +79,7 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
       maxRecordAgeSeconds: 6 * 3600,
     },
     timeoutSeconds: 60,
-    sendsTo: ['webhook-deliveries'],
+    sendsTo: ['webhook-deliveries', 'discord-notifications'],
   },
   {
     name: 'webhook-delivery',
@@ -126,6 +129,17 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
         to: 'standard-fonts/chunks/standardGlyphNames-DNHAb7rp.cjs',
       },
     ],
+  },
+  {
+    name: 'discord-delivery',
+    description:
+      "posts each Discord notification, honouring Discord's 429 retry_after; retries, then dead letters",
+    // Few at once: Discord limits a bot per channel (about 5 messages in 5 s) and globally.
+    source: { kind: 'queue', queue: 'discord-notifications', batchSize: 10, maxConcurrency: 2 },
+    timeoutSeconds: 30,
+    // A 429 waiting longer than a moment goes back to the queue with its delay.
+    sendsTo: ['discord-notifications'],
+    readsDiscordToken: true,
   },
 ];
 

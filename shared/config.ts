@@ -29,12 +29,16 @@ function platformAdminTokenHash(): string | undefined {
   return undefined;
 }
 
-/** Seconds between webhook attempts; n delays mean n + 1 attempts. */
-function retrySchedule(raw: string | undefined): readonly number[] {
-  if (raw === undefined || raw.trim() === '') return [30, 120, 600, 3600, 21600, 86400];
+/** Seconds between attempts; n delays mean n + 1 attempts. */
+function retrySchedule(
+  raw: string | undefined,
+  name = 'WEBHOOK_RETRY_SCHEDULE',
+  fallback: readonly number[] = [30, 120, 600, 3600, 21600, 86400],
+): readonly number[] {
+  if (raw === undefined || raw.trim() === '') return fallback;
   const delays = raw.split(',').map((part) => Number(part.trim()));
   if (delays.some((delay) => !Number.isInteger(delay) || delay < 0)) {
-    throw new Error(`WEBHOOK_RETRY_SCHEDULE must be comma-separated whole seconds, got "${raw}"`);
+    throw new Error(`${name} must be comma-separated whole seconds, got "${raw}"`);
   }
   return delays;
 }
@@ -74,6 +78,25 @@ export const config = {
   get transcriptEmailFrom(): string {
     return required('TRANSCRIPT_EMAIL_FROM', 'transcripts@conversation-service.local');
   },
+  /** Impersonation sessions (platform admin acting as an operator) last at most this long. */
+  impersonationTtlMinutes: Math.min(60, integer('IMPERSONATION_TTL_MINUTES', 60)),
+  /** Where chat-channel (Discord) calls go: configuration, so its own host is admitted (see shared/discord). */
+  discordApiBaseUrl: (env.DISCORD_API_BASE_URL || 'https://discord.com/api/v10').replace(/\/+$/, ''),
+  /** In AWS the secret holding the bot token (read at run time, cached); locally the token itself. */
+  discordBotTokenSecretArn: env.DISCORD_BOT_TOKEN_SECRET_ARN || undefined,
+  discordBotToken: env.DISCORD_BOT_TOKEN ?? '',
+  /** Seconds before each retry of a Discord notification that failed (5xx, network); then the DLQ. */
+  discordRetrySchedule: retrySchedule(
+    env.DISCORD_RETRY_SCHEDULE,
+    'DISCORD_RETRY_SCHEDULE',
+    [10, 60, 300, 900, 3600],
+  ),
+  /**
+   * AI provider probes: `host:port` (or a bare host: any port) admitted over plain HTTP and without
+   * the public-address check. Empty in AWS; the local stack admits loopback by default.
+   */
+  aiProviderAllowedTargets: env.AI_PROVIDER_ALLOWED_TARGETS ?? '',
+  aiProviderProbeTimeoutMs: integer('AI_PROVIDER_PROBE_TIMEOUT_MS', 10_000),
 } as const;
 
 export type Config = typeof config;

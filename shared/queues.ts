@@ -38,6 +38,21 @@ export const queues = {
     );
   },
 
+  /**
+   * When a received message shows again (seconds from now, ≤ 12 h): a consumer that reports the
+   * message as failed sets its retry delay this way, and SQS counts the receive towards the DLQ.
+   */
+  async changeVisibility(queue: QueueName, receiptHandle: string, seconds: number): Promise<void> {
+    const { client, sdk } = await sqs();
+    await client.send(
+      new sdk.ChangeMessageVisibilityCommand({
+        QueueUrl: urlOf(queue),
+        ReceiptHandle: receiptHandle,
+        VisibilityTimeout: Math.max(0, Math.min(43_200, Math.round(seconds))),
+      }),
+    );
+  },
+
   /** Sends up to 10 bodies; returns the indexes SQS did not accept. */
   async sendBatch(queue: QueueName, bodies: readonly unknown[]): Promise<number[]> {
     if (bodies.length === 0) return [];

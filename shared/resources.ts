@@ -42,6 +42,14 @@ export const queueDefinitions = [
     maxReceiveCount: 3,
     purpose: 'asynchronous PDF transcript rendering',
   },
+  {
+    name: 'discord-notifications',
+    envVar: 'DISCORD_NOTIFICATION_QUEUE_URL',
+    visibilityTimeoutSeconds: 60,
+    // One receive per attempt: DISCORD_RETRY_SCHEDULE's 5 delays mean 6 attempts, then dead letters.
+    maxReceiveCount: 6,
+    purpose: 'one message per Discord notification; retries wait by visibility, 429s are re-enqueued',
+  },
 ] as const satisfies readonly QueueDefinition[];
 
 export const bucketDefinitions = [

@@ -1,4 +1,6 @@
 import { authCache } from '../../shared/auth/authenticate';
+import { changedChatbotConfig } from '../../shared/chatbot/config';
+import { clock } from '../../shared/clock';
 import { organizations } from '../../shared/db/organizations';
 import { NotFoundError, ValidationError } from '../../shared/errors';
 import { created, ok, route } from '../../shared/http/route';
@@ -81,7 +83,7 @@ export const updateOrganization = route({
   operationId: 'updateOrganization',
   summary: 'Update an organization',
   description:
-    'Writes only the fields present. `chatbot` is merged field by field. Credentials cached by warm instances see the change within the auth cache TTL (10 s).',
+    'Writes only the fields present. `chatbot` (the configuration `GET /api/chatbot/config` shows) is merged field by field: each field given replaces the stored one. Credentials cached by warm instances see the change within the auth cache TTL (10 s).',
   tag: 'Provisioning',
   callers: ['platform'],
   params: orgParams,
@@ -110,7 +112,7 @@ export const updateOrganization = route({
       ...(body.modules ? { modules: [...new Set(body.modules)] } : {}),
       locales,
       defaultLocale,
-      chatbot: body.chatbot ? { ...current.chatbot, ...body.chatbot } : undefined,
+      chatbot: body.chatbot ? changedChatbotConfig(current.chatbot, body.chatbot, clock.nowIso()) : undefined,
     });
     if (!updated) throw new NotFoundError('Organization not found');
     authCache.forgetOrganization(params.orgId);

@@ -2,12 +2,8 @@ import type { OrgCaller } from '../../shared/auth/caller';
 import { clock } from '../../shared/clock';
 import { config } from '../../shared/config';
 import { actorOf } from '../../shared/conversations/actor';
-import {
-  countConversations,
-  type ExportFilters,
-  operatorNames,
-  writeOrgAudit,
-} from '../../shared/db/exports';
+import { countConversations, type ExportFilters, operatorNames } from '../../shared/db/exports';
+import { orgAudit } from '../../shared/db/org-audit';
 import { ValidationError } from '../../shared/errors';
 import { conversationExport, type ExportFormat } from '../../shared/exports/conversation-export';
 import { phoneRegions, redactPii } from '../../shared/exports/redact';
@@ -106,8 +102,8 @@ async function startExport(request: ExportRequest): Promise<StreamedReply> {
     onEnd: async (summary) => {
       publishExportMetrics(summary.rows, summary.bytes);
       try {
-        await writeOrgAudit(caller.orgId, {
-          type: 'export.conversations',
+        await orgAudit.record(caller.orgId, {
+          action: 'export.conversations',
           actor: actorOf(caller),
           operation: request.operation,
           requestId: request.requestId,

@@ -3,8 +3,9 @@ import { clock } from '../../shared/clock';
 import { config } from '../../shared/config';
 import { actorOf } from '../../shared/conversations/actor';
 import type { StoredConversation } from '../../shared/db/conversations';
-import { exportJobs, operatorNames, writeOrgAudit } from '../../shared/db/exports';
+import { exportJobs, operatorNames } from '../../shared/db/exports';
 import { keys } from '../../shared/db/keys';
+import { orgAudit } from '../../shared/db/org-audit';
 import { leaseFromWindow } from '../../shared/db/rate-windows';
 import { RateLimitedError } from '../../shared/errors';
 import { CSV_EOL, csvCell, csvRow, StreamedCell } from '../../shared/exports/csv';
@@ -234,8 +235,8 @@ export const emailTranscript = route({
       text: composed.text,
       html: composed.html,
     });
-    await writeOrgAudit(caller.orgId, {
-      type: 'transcript.emailed',
+    await orgAudit.record(caller.orgId, {
+      action: 'transcript.emailed',
       actor: actorOf(caller),
       requestId,
       conversationId: conversation.id,

@@ -3,6 +3,7 @@ import { batchGet } from '../../shared/db/batch';
 import { deliveryIdFor, type StoredDelivery } from '../../shared/db/deliveries';
 import { type DomainEvent, toDomainEvent } from '../../shared/db/events';
 import { type StoredWebhook, webhooks } from '../../shared/db/webhooks';
+import { discordJobsFor, queueDiscordJobs } from '../../shared/discord/fanout';
 import { log } from '../../shared/logger';
 import { captureColdStart } from '../../shared/metrics';
 import { queueFirstAttempts } from '../../shared/webhooks/dispatch';
@@ -37,7 +38,8 @@ function deliveriesOf(stored: DomainEvent, subscribers: readonly StoredWebhook[]
 
 /**
  * Stream consumer: every committed domain event becomes one delivery per active webhook of its
- * organization that subscribes to its type, queued with the delivery inside the job. Per batch of
+ * organization that subscribes to its type, queued with the delivery inside the job, and, for the
+ * conversation events Discord channels subscribe to, one notification job per such channel. Per batch of
  * up to 100 events: one BatchGetItem for the events (read as stored rather than decoded from the
  * stream image: one decoding path for AWS and the local emulator, whose stream client renders empty
  * maps ambiguously), one Query per organization for its webhooks, SendMessageBatch ten jobs at a
@@ -68,12 +70,17 @@ export const handler = async (
       if (!subscribers.has(organizationId))
         subscribers.set(organizationId, webhooks.all(organizationId, { consistent: true }));
     }
-    const planned = await Promise.all(
+    const planned = Promise.all(
       stored.map(async (domainEvent) =>
         deliveriesOf(domainEvent, (await subscribers.get(domainEvent.organizationId)) ?? []),
       ),
     );
-    await queueFirstAttempts(planned.flat());
+    // Discord channels subscribe to conversation events the same way: one more job queue, read
+    // from the same committed events (one stream reader for both; DynamoDB Streams allows few).
+    await Promise.all([
+      planned.then((deliveries) => queueFirstAttempts(deliveries.flat())),
+      discordJobsFor(stored).then(queueDiscordJobs),
+    ]);
     return { batchItemFailures: [] };
   } catch (error) {
     log.error('webhook fan-out failed', { error: error as Error, records: records.length });

@@ -52,6 +52,10 @@ const FUNCTION_ENV = [
   'DISCORD_BOT_TOKEN',
   'EXPORT_ROW_LIMIT',
   'SERVICE_VERSION',
+  'DISCORD_RETRY_SCHEDULE',
+  'AI_PROVIDER_ALLOWED_TARGETS',
+  'AI_PROVIDER_PROBE_TIMEOUT_MS',
+  'IMPERSONATION_TTL_MINUTES',
 ] as const;
 
 /** The function environment of this process, as the local stack has set it up. */

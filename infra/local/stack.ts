@@ -101,6 +101,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
       // EMF lines are for CloudWatch; locally they would only bury the log. Set to `false` to see them.
       POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
+      // A development stack may probe AI providers on this machine (an OpenAI-compatible server
+      // on loopback); in AWS the variable is unset and only public https targets are reached.
+      AI_PROVIDER_ALLOWED_TARGETS: process.env.AI_PROVIDER_ALLOWED_TARGETS ?? 'localhost,127.0.0.1,[::1]',
       ...queues.env,
       ...bucketEnv,
       ...options.env,

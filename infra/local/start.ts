@@ -18,6 +18,13 @@ Environment (defaults in brackets):
                                    purges) and exports are in memory (fauxqs) and do not survive
                                    a restart.
   SEED_DEMO [true]                 false: do not seed the demo organization
+  DISCORD_API_BASE_URL [https://discord.com/api/v10], DISCORD_BOT_TOKEN
+                                   where Discord calls go and the bot token they carry
+  DISCORD_RETRY_SCHEDULE [10,60,300,900,3600]
+                                   seconds between attempts of a failing Discord notification
+  AI_PROVIDER_ALLOWED_TARGETS [localhost,127.0.0.1,[::1]]
+                                   host:port (or a bare host: any port) AI provider probes may
+                                   reach over http and without the public-address check
   AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL_SQS, AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL_SESV2
                                    use an endpoint you run instead of starting an emulator
 While it runs, .local-data/local-stack.json tells \`npm run invoke\` where the stack is

@@ -86,6 +86,10 @@ const groupNeeds: Partial<
       buckets?: readonly [BucketName, 'read' | 'write' | 'readWrite'][];
       /** Encrypts webhook signing secrets under the KMS key (never decrypts them). */
       sealsWebhookSecrets?: boolean;
+      /** Seals and opens AI provider keys (their own KMS key): the platform admin's function. */
+      holdsAiProviderKeys?: boolean;
+      /** Calls Discord: reads the bot token's secret. */
+      readsDiscordToken?: boolean;
       /** Read from disk at run time, copied next to the bundle (see ServiceFunctionProps). */
       bundledFiles?: () => readonly BundledFile[];
       /** Sends e-mail through SES from the transcript sender (the stack's parameter). */
@@ -117,6 +121,10 @@ const groupNeeds: Partial<
     sendsEmail: true,
     streams: { timeoutSeconds: 600 },
   },
+  // AI provider keys are sealed on create and update, opened by the provider test.
+  admin: { holdsAiProviderKeys: true },
+  // Adding a channel looks it up through Discord's API with the bot token.
+  discord: { readsDiscordToken: true },
 };
 
 /** API Gateway's own errors, in the contract's envelope. */
@@ -174,6 +182,10 @@ export const defaultReservedConcurrency: Readonly<Record<string, number>> = {
   'pdf-transcript': 5,
   // Secrets Manager runs the steps of one rotation one after another.
   'cursor-key-rotation': 1,
+  chatbot: 10,
+  discord: 5,
+  // Discord limits a bot per channel and globally: a few posts at a time (a queue worker needs ≥ 2).
+  'discord-delivery': 5,
 };
 /** A route group added without its own line above. */
 const DEFAULT_GROUP_CONCURRENCY = 20;
@@ -374,6 +386,37 @@ export class ServiceStack extends Stack {
         });
       } else webhookSecretsKey.grantDecrypt(fn);
     };
+    // AI provider API keys: sealed and opened only by the platform admin's function, under their
+    // own key (the provider id as encryption context), so no other function can read them.
+    const aiProviderKeysKey = new Key(this, 'AiProviderKeysKey', {
+      description: 'Encrypts the API keys of platform AI providers at rest',
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    const withAiProviderKeys = (fn: ServiceFunction) => {
+      fn.addEnvironment('AI_PROVIDER_KEYS_KMS_KEY_ID', aiProviderKeysKey.keyArn);
+      aiProviderKeysKey.grantEncryptDecrypt(fn);
+      const grant =
+        "CDK's KMS encrypt/decrypt grant (kms:ReEncrypt*, kms:GenerateDataKey* with Encrypt and Decrypt) on the one AI-provider-keys key; the function only calls Encrypt and Decrypt.";
+      acknowledge(fn, {
+        'AwsSolutions-IAM5[Action::kms:ReEncrypt*]': grant,
+        'AwsSolutions-IAM5[Action::kms:GenerateDataKey*]': grant,
+      });
+    };
+    // The Discord bot token: issued by Discord, so its value is put here by an operator after the
+    // first deploy (docs/operations.md); functions read it at run time, never from their environment.
+    const discordBotToken = new Secret(this, 'DiscordBotToken', {
+      description:
+        'Discord bot token (the value after "Bot "), put here after deploying; read by the functions that call Discord',
+    });
+    acknowledge(discordBotToken, {
+      'AwsSolutions-SMG4':
+        'A Discord bot token is issued and rotated in Discord’s developer portal, not by a rotation function: an operator puts the new value here (docs/operations.md, Discord).',
+    });
+    const withDiscordToken = (fn: ServiceFunction) => {
+      fn.addEnvironment('DISCORD_BOT_TOKEN_SECRET_ARN', discordBotToken.secretArn);
+      discordBotToken.grantRead(fn);
+    };
     const adminTokenHash = new CfnParameter(this, 'PlatformAdminTokenSha256', {
       type: 'String',
       noEcho: true,
@@ -521,6 +564,8 @@ export class ServiceStack extends Stack {
       }).bindTable(table, 'readWrite');
       if (needs?.sealsWebhookSecrets) withWebhookSecrets(fn, 'seal');
       if (needs?.sendsEmail) withEmail(fn);
+      if (needs?.holdsAiProviderKeys) withAiProviderKeys(fn);
+      if (needs?.readsDiscordToken) withDiscordToken(fn);
       for (const name of needs?.queues ?? []) {
         const definition = queueDefinitions.find((q) => q.name === name);
         const queue = queues.get(name);
@@ -617,6 +662,7 @@ export class ServiceStack extends Stack {
         fn.bindQueue(queue, definition);
       }
       if (worker.opensWebhookSecrets) withWebhookSecrets(fn, 'open');
+      if (worker.readsDiscordToken) withDiscordToken(fn);
       if (worker.pushesRealtime) {
         fn.addEnvironment('REALTIME_ENDPOINT', realtimeStage.callbackUrl);
         realtimeApi.grantManageConnections(fn);

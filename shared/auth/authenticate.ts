@@ -34,6 +34,15 @@ export const authCache = {
   forgetOrganization(orgId: string): void {
     cache.deleteWhere((entry) => entry.organization.id === orgId);
   },
+  /**
+   * The organization as just written (the write's own answer): this instance's entries of it use
+   * it at once, and the credentials need no read on their next request.
+   */
+  replaceOrganization(organization: Organization): void {
+    cache.forEach((entry) => {
+      if (entry.organization.id === organization.id) entry.organization = organization;
+    });
+  },
   clear: (): void => cache.clear(),
 };
 
@@ -96,7 +105,10 @@ async function authenticateOrgToken(presented: PresentedCredential): Promise<Aut
   const resolved = isWidgetKey
     ? await resolveWidgetKey(parsed.orgId, presented.token)
     : await resolveStored(parsed);
-  cache.set(parsed.hash, resolved);
+  // An impersonation session is read on every use: ending it must take effect everywhere at once,
+  // and every use is audited anyway.
+  if (resolved.caller.kind !== 'operator' || !resolved.caller.impersonatedBy)
+    cache.set(parsed.hash, resolved);
   return resolved;
 }
 
@@ -140,7 +152,13 @@ async function resolveStored(
   }
   if (credential.kind === 'operatorSession' && credential.operatorId && credential.role) {
     return {
-      caller: { kind: 'operator', ...base, operatorId: credential.operatorId, role: credential.role },
+      caller: {
+        kind: 'operator',
+        ...base,
+        operatorId: credential.operatorId,
+        role: credential.role,
+        ...(credential.impersonatedBy ? { impersonatedBy: credential.impersonatedBy } : {}),
+      },
       organization,
       credentialExpiresAtMs,
     };

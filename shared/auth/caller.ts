@@ -20,6 +20,8 @@ export interface OperatorCaller {
   credentialId: string;
   operatorId: string;
   role: OperatorRole;
+  /** Set when the platform admin acts as this operator (impersonation): every request is audited. */
+  impersonatedBy?: string;
 }
 
 export interface VisitorCaller {

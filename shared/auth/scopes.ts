@@ -19,6 +19,7 @@ export const scopes = [
   'chatbot:read',
   'integrations:read',
   'integrations:write',
+  'chatbot:write',
 ] as const;
 
 export type Scope = (typeof scopes)[number];

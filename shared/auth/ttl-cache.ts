@@ -36,6 +36,12 @@ export class TtlCache<V> {
     }
   }
 
+  /** Visits every live value (to update it in place); expiry is left as it was. */
+  forEach(visit: (value: V) => void): void {
+    const now = this.now();
+    for (const entry of this.entries.values()) if (entry.expiresAtMs > now) visit(entry.value);
+  }
+
   clear(): void {
     this.entries.clear();
   }

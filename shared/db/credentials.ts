@@ -11,6 +11,7 @@ import { clock } from '../clock';
 import { db, tableName, ttlSeconds } from './client';
 import { conditionFailedAt, conditionHeld } from './errors';
 import { type Key, keys } from './keys';
+import { type OrgAuditEntry, orgAudit } from './org-audit';
 import { type Organization, organizations } from './organizations';
 
 /**
@@ -31,6 +32,8 @@ export interface StoredCredential {
   operatorId?: string;
   role?: OperatorRole;
   visitorId?: string;
+  /** Impersonation sessions: the platform credential that acts as the operator. */
+  impersonatedBy?: string;
 }
 
 export interface ApiKeyRecord {
@@ -146,6 +149,84 @@ export const credentials = {
       new PutCommand({ TableName: tableName, Item: { ...keys.operatorSession(orgId, item.id), ...item } }),
     );
     return { token: minted.token, expiresAt: new Date(expiresAtMs).toISOString() };
+  },
+
+  /**
+   * An operator session minted for the platform admin acting as that operator (at most `ttlMs`),
+   * written with its audit entry in one transaction.
+   */
+  async createImpersonationSession(
+    orgId: string,
+    operator: { id: string; role: OperatorRole },
+    impersonatedBy: string,
+    ttlMs: number,
+    audit: OrgAuditEntry,
+  ) {
+    const minted = mintOrgToken('operatorSession', orgId);
+    const expiresAtMs = clock.nowMs() + ttlMs;
+    const item: StoredCredential & { entity: string } = {
+      entity: 'operatorSession',
+      kind: 'operatorSession',
+      id: minted.credentialId,
+      orgId,
+      hash: minted.hash,
+      operatorId: operator.id,
+      role: operator.role,
+      impersonatedBy,
+      createdAt: clock.nowIso(),
+      expiresAt: ttlSeconds(expiresAtMs),
+    };
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName,
+              Item: { ...keys.operatorSession(orgId, item.id), ...item },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          orgAudit.write(orgId, {
+            ...audit,
+            sessionId: item.id,
+            expiresAt: new Date(expiresAtMs).toISOString(),
+          }),
+        ],
+      }),
+    );
+    return { token: minted.token, sessionId: item.id, expiresAt: new Date(expiresAtMs).toISOString() };
+  },
+
+  /**
+   * Ends an impersonation session server-side (revoked: 401 from then on) and audits it, in one
+   * transaction. False when there is no such live impersonation session with that token hash (a
+   * forged, ended or ordinary session is left alone).
+   */
+  async endImpersonation(orgId: string, sessionId: string, hash: string, audit: OrgAuditEntry) {
+    try {
+      await db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: tableName,
+                Key: keys.operatorSession(orgId, sessionId),
+                UpdateExpression: 'SET revokedAt = :now',
+                ConditionExpression:
+                  'attribute_exists(pk) AND #hash = :hash AND attribute_exists(impersonatedBy) AND (attribute_not_exists(revokedAt) OR revokedAt = :null)',
+                ExpressionAttributeNames: { '#hash': 'hash' },
+                ExpressionAttributeValues: { ':now': clock.nowIso(), ':hash': hash, ':null': null },
+              },
+            },
+            orgAudit.write(orgId, { ...audit, sessionId }),
+          ],
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (conditionFailedAt(error, 0)) return false;
+      throw error;
+    }
   },
 
   /** The visitor token item, for writing in the same transaction as the visitor it belongs to. */

@@ -250,33 +250,6 @@ export async function operatorNames(orgId: string): Promise<Map<string, string>>
   return names;
 }
 
-/* ------------------------------------------------------------------ org audit */
-
-export interface OrgAuditEntry {
-  type: string;
-  actor: Actor;
-  [detail: string]: unknown;
-}
-
-/** An entry of the organization's audit trail (kept; no TTL). */
-export async function writeOrgAudit(orgId: string, entry: OrgAuditEntry): Promise<string> {
-  const id = uuidv7();
-  await db.send(
-    new PutCommand({
-      TableName: tableName,
-      Item: {
-        ...keys.orgAudit(orgId, id),
-        entity: 'orgAudit',
-        id,
-        organizationId: orgId,
-        at: clock.nowIso(),
-        ...entry,
-      },
-    }),
-  );
-  return id;
-}
-
 /* ------------------------------------------------------------------ export jobs */
 
 /** Jobs and their files live 7 days (the bucket's expiry). */

@@ -242,7 +242,7 @@ export const keys = {
     sk: 'IDEMPOTENCY',
   }),
 
-  /** The organization's own audit trail (exports; later key revocation, impersonation), time-ordered. */
+  /** The organization's own audit trail (exports, transcript e-mails, impersonation; later key revocation), time-ordered. */
   orgAudit: (orgId: string, entryId: string): Key => ({ pk: `${org(orgId)}#AUDIT`, sk: `AUDIT#${entryId}` }),
   orgAuditPartition: (orgId: string) => `${org(orgId)}#AUDIT`,
   orgAuditPrefix: 'AUDIT#',
@@ -259,4 +259,34 @@ export const keys = {
     pk: `${orgId ? org(orgId) : 'PLATFORM'}#RATE#${credentialId}`,
     sk: `WINDOW#${windowStartMs}`,
   }),
+
+  /**
+   * gsi1 entry of an operator: finds the organization of an operator id alone (impersonation names
+   * only the operator). One item per partition; KEYS_ONLY, so the entry's `pk` is `ORG#<orgId>`.
+   */
+  operatorLookup: (operatorId: string) => ({ gsi1pk: `PLATFORM#OPERATOR#${operatorId}`, gsi1sk: 'OPERATOR' }),
+  operatorLookupPartition: (operatorId: string) =>
+    ({ index: 'gsi1', pk: `PLATFORM#OPERATOR#${operatorId}` }) as const,
+  /** The organization id an `ORG#<orgId>` partition key names; undefined for any other key. */
+  organizationOfPartition: (pk: string): string | undefined =>
+    /^ORG#[^#]+$/.test(pk) ? pk.slice('ORG#'.length) : undefined,
+
+  /**
+   * An organization's Discord channels, keyed by Discord's channel id: the same channel twice is a
+   * failed `attribute_not_exists` (409), and the fan-out's one Query yields the ids to post to.
+   * `begins_with(sk, 'CHANNEL#')` skips the totals (`#` ≠ `_`).
+   */
+  discordChannel: (orgId: string, discordChannelId: string): Key => ({
+    pk: `${org(orgId)}#DISCORD`,
+    sk: `CHANNEL#${discordChannelId}`,
+  }),
+  discordChannelsPartition: (orgId: string) => `${org(orgId)}#DISCORD`,
+  discordChannelPrefix: 'CHANNEL#',
+  /** How many channels the organization has: what bounds the fan-out per event. */
+  discordChannelTotals: (orgId: string): Key => ({ pk: `${org(orgId)}#DISCORD`, sk: 'CHANNEL_TOTALS' }),
+
+  /** Platform-wide AI providers: one small partition (a list is one Query). */
+  aiProvider: (providerId: string): Key => ({ pk: 'PLATFORM#AI_PROVIDERS', sk: `PROVIDER#${providerId}` }),
+  aiProvidersPartition: 'PLATFORM#AI_PROVIDERS',
+  aiProviderPrefix: 'PROVIDER#',
 } as const;

@@ -1,4 +1,4 @@
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { OperatorRole } from '../auth/caller';
 import { clock } from '../clock';
 import { uuidv7 } from '../ids';
@@ -42,7 +42,13 @@ export const operators = {
             {
               Put: {
                 TableName: tableName,
-                Item: { ...keys.operator(orgId, operator.id), entity: 'operator', ...operator },
+                Item: {
+                  ...keys.operator(orgId, operator.id),
+                  // Finds the operator's organization from its id alone (impersonation).
+                  ...keys.operatorLookup(operator.id),
+                  entity: 'operator',
+                  ...operator,
+                },
               },
             },
           ],
@@ -63,6 +69,25 @@ export const operators = {
   async all(orgId: string): Promise<Operator[]> {
     const items = await queryPrefix(keys.organization(orgId).pk, keys.operatorPrefix, { consistent: true });
     return items.map((item) => recordOf<Operator>(item));
+  },
+
+  /**
+   * The organization of an operator id, through its gsi1 entry (one Query, eventually consistent:
+   * an operator created a moment ago may not be found yet). Undefined for any other id.
+   */
+  async organizationOf(operatorId: string): Promise<string | undefined> {
+    const partition = keys.operatorLookupPartition(operatorId);
+    const { Items = [] } = await db.send(
+      new QueryCommand({
+        TableName: tableName,
+        IndexName: partition.index,
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': partition.pk },
+        Limit: 1,
+      }),
+    );
+    const pk = Items[0]?.pk;
+    return typeof pk === 'string' ? keys.organizationOfPartition(pk) : undefined;
   },
 
   async get(orgId: string, operatorId: string): Promise<Operator | undefined> {

@@ -1,20 +1,16 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mintOrgToken } from '../auth/tokens';
+import { chatbotConfigOf, defaultChatbotConfig } from '../chatbot/config';
 import { clock } from '../clock';
 import { uuidv7 } from '../ids';
-import type { ChatbotSettings, Organization } from '../schemas/organization';
+import type { ChatbotConfig } from '../schemas/chatbot';
+import type { Organization } from '../schemas/organization';
 import { db, tableName } from './client';
 import { recordOf } from './item';
 import { keys } from './keys';
 import { updateExisting } from './update';
 
 export type { Organization };
-
-export const defaultChatbotSettings: ChatbotSettings = {
-  enabled: false,
-  providerId: null,
-  confidenceThreshold: 0.6,
-};
 
 export interface NewOrganization {
   name: string;
@@ -24,7 +20,11 @@ export interface NewOrganization {
   historyWindowDays: number | null;
 }
 
-const fromItem = (item: Record<string, unknown>): Organization => recordOf<Organization>(item);
+const fromItem = (item: Record<string, unknown>): Organization => {
+  const organization = recordOf<Organization>(item);
+  organization.chatbot = chatbotConfigOf(item.chatbot, String(item.createdAt));
+  return organization;
+};
 
 export const organizations = {
   async create(input: NewOrganization): Promise<Organization> {
@@ -34,7 +34,7 @@ export const organizations = {
       id,
       ...input,
       widgetKey: mintOrgToken('widgetKey', id).token,
-      chatbot: defaultChatbotSettings,
+      chatbot: defaultChatbotConfig(now),
       createdAt: now,
       updatedAt: now,
     };
@@ -53,9 +53,20 @@ export const organizations = {
     return organization;
   },
 
-  async get(orgId: string): Promise<Organization | undefined> {
-    const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.organization(orgId) }));
+  async get(orgId: string, options: { consistent?: boolean } = {}): Promise<Organization | undefined> {
+    const { Item } = await db.send(
+      new GetCommand({
+        TableName: tableName,
+        Key: keys.organization(orgId),
+        ...(options.consistent ? { ConsistentRead: true } : {}),
+      }),
+    );
     return Item ? fromItem(Item) : undefined;
+  },
+
+  /** Replaces the chatbot configuration: one UpdateItem; undefined when the organization is gone. */
+  async setChatbot(orgId: string, chatbot: ChatbotConfig): Promise<Organization | undefined> {
+    return organizations.update(orgId, { chatbot });
   },
 
   fromItem,

@@ -311,6 +311,11 @@ const headerComponents = {
     description: 'An attachment, with the file name to save it under',
     schema: { type: 'string', maxLength: 200, pattern: '^attachment; filename="[A-Za-z0-9._-]+"$' },
   },
+  'Set-Cookie': {
+    description:
+      'The cookie the operation sets or clears (see its description); `HttpOnly; Secure; SameSite=Strict; Path=/`',
+    schema: { type: 'string', maxLength: 1024 },
+  },
 } as const;
 type HeaderName = keyof typeof headerComponents;
 
@@ -419,6 +424,7 @@ function operationOf(ctx: Context, route: AnyRoute) {
     ...(limited ? (['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'] as const) : []),
     ...(route.method === 'POST' && limited ? (['Idempotent-Replayed'] as const) : []),
     ...(route.response.headers ?? []),
+    ...(route.cookie?.sets ? (['Set-Cookie'] as const) : []),
   ];
   const contentTypes = [route.response.contentType ?? 'application/json'].flat();
   const statuses = errorStatusesOf(route);
@@ -438,6 +444,17 @@ function operationOf(ctx: Context, route: AnyRoute) {
       ...parametersOf(ctx, route.query, 'query'),
       ...(route.versioned === 'write' ? [{ $ref: '#/components/parameters/IfMatch' }] : []),
       ...(route.method === 'POST' && limited ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
+      ...(route.cookie?.reads
+        ? [
+            {
+              name: route.cookie.name,
+              in: 'cookie',
+              required: false,
+              description: route.cookie.description,
+              schema: { type: 'string', maxLength: 512, pattern: route.cookie.pattern },
+            },
+          ]
+        : []),
       { $ref: '#/components/parameters/RequestId' },
     ],
     ...(route.body
@@ -613,6 +630,10 @@ const tagDescriptions: Record<string, string> = {
   'Knowledge base':
     'Localized help-center collections and articles, and relevance search over the published articles',
   Provisioning: 'Platform administration: organizations, API keys, operators and sessions',
+  Chatbot: 'The organization’s chatbot: its configuration (rules, intent policies, schedule)',
+  Discord: 'Discord channels that receive notifications of new, assigned and closed conversations',
+  Impersonation: 'Platform administration: acting as an operator, audited',
+  'AI providers': 'Platform administration: the AI providers the platform’s chatbots may use',
   Service: 'Health and the service’s own documents',
   'Operator teams': 'Teams of operators that conversations are routed to, by priority, and their members',
   Operators: 'The organization’s operators: the ids API keys name as `operatorId`',

@@ -97,6 +97,11 @@ export interface RouteDefinition<
   examples?: { request?: input<B>; response: input<R> };
   /** Other documented outcomes beyond the shared ones (401/403/422/429…), for the OpenAPI document. */
   errors?: readonly number[];
+  /**
+   * A cookie the route sets or clears (`Set-Cookie` on its answer) and reads (a cookie parameter):
+   * declared in the OpenAPI document. No route takes a credential from a cookie.
+   */
+  cookie?: { name: string; description: string; sets?: boolean; reads?: boolean; pattern: string };
   handle: (
     input: RouteInput<K, output<P>, output<Q>, output<B>>,
   ) => Promise<Reply<input<R>> | Reply<input<A>> | StreamedReply>;

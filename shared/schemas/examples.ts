@@ -162,7 +162,14 @@ export const organizationExample: Organization = {
   defaultLocale: 'en',
   historyWindowDays: null,
   widgetKey: 'svc_wpk_x8P2mQ4rT7vW1yZ3bC5dF6gH9jK0lN2pQ4sU6wY8aC1eG3iK5mO7qS9uW1yA3cE5',
-  chatbot: { enabled: false, providerId: null, confidenceThreshold: 0.6 },
+  chatbot: {
+    enabled: false,
+    schedule: null,
+    knowledgeThreshold: 0.35,
+    rules: [],
+    intentPolicies: [],
+    updatedAt: '2026-11-01T08:00:00.000Z',
+  },
   createdAt: '2026-11-01T08:00:00.000Z',
   updatedAt: '2026-11-01T08:00:00.000Z',
 };

@@ -1,4 +1,5 @@
 import { scopes } from '../auth/scopes';
+import { type ChatbotConfig, chatbotConfig, patchChatbotConfig } from './chatbot';
 import { isoInstant, localeTag, plainText, uuid } from './common';
 import { named } from './names';
 import * as z from './zod';
@@ -9,15 +10,6 @@ const moduleName = z
     z.maxLength(64),
     z.regex(/^[a-z][a-z0-9_]{0,63}$/, 'Expected a module name such as "automation_api"'),
   );
-
-export const chatbotSettings = named(
-  'ChatbotSettings',
-  z.object({
-    enabled: z.boolean(),
-    providerId: z.nullable(uuid),
-    confidenceThreshold: z.number().check(z.minimum(0), z.maximum(1)),
-  }),
-);
 
 export const organization = named(
   'Organization',
@@ -30,13 +22,14 @@ export const organization = named(
     historyWindowDays: z.nullable(z.int()),
     /** Public: identifies the organization to the chat widget. */
     widgetKey: z.string(),
-    chatbot: chatbotSettings,
+    /** The chatbot configuration, as `GET /api/chatbot/config` shows it. */
+    chatbot: chatbotConfig,
     createdAt: isoInstant,
     updatedAt: isoInstant,
   }),
 );
 export type Organization = z.infer<typeof organization>;
-export type ChatbotSettings = z.infer<typeof chatbotSettings>;
+export type ChatbotSettings = ChatbotConfig;
 
 const organizationFields = {
   name: z.string().check(z.trim(), z.minLength(1), z.maxLength(200), plainText()),
@@ -65,13 +58,7 @@ export const updateOrganizationBody = named(
     locales: z.optional(organizationFields.locales),
     defaultLocale: z.optional(organizationFields.defaultLocale),
     historyWindowDays: z.optional(organizationFields.historyWindowDays),
-    chatbot: z.optional(
-      z.strictObject({
-        enabled: z.optional(z.boolean()),
-        providerId: z.optional(z.nullable(uuid)),
-        confidenceThreshold: z.optional(z.number().check(z.minimum(0), z.maximum(1))),
-      }),
-    ),
+    chatbot: z.optional(patchChatbotConfig),
   }),
 );
 

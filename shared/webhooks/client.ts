@@ -40,7 +40,33 @@ export interface WebhookResult {
 
 export interface WebhookClient {
   post(request: WebhookRequest): Promise<WebhookResult>;
+  /** Any other outbound call under the same guard (chat-channel and AI-provider APIs), body kept. */
+  request(request: GuardedRequest): Promise<GuardedResponse>;
   close(): Promise<void>;
+}
+
+/** An outbound call whose answer matters (not only its status), under the webhooks' target guard. */
+export interface GuardedRequest {
+  method: 'GET' | 'POST';
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+  timeoutMs?: number;
+  /** `host:port` targets admitted over http and without any address check. */
+  allowed: ReadonlySet<string>;
+  /** The response body is kept up to this many bytes; a longer one fails (`response_too_large`). */
+  maxResponseBytes?: number;
+}
+
+export interface GuardedResponse {
+  /** Null when no response arrived (refused target, network error, timeout before the head). */
+  status: number | null;
+  headers: Record<string, string | string[] | undefined>;
+  /** The body as UTF-8 text, empty when the exchange failed. */
+  body: string;
+  durationMs: number;
+  /** Null when a whole response (of any status but a redirect) arrived; else what went wrong. */
+  error: string | null;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -51,6 +77,8 @@ const MAX_ERROR_LENGTH = 500;
  * already known, so the result is the same). The deadline bounds the time, this the bytes.
  */
 const MAX_RESPONSE_BYTES = 64 * 1024;
+/** What `request` keeps of a response body by default. */
+const MAX_KEPT_BYTES = 256 * 1024;
 /** Idle pooled connections are closed after this (undici's default keep-alive timeout). */
 const IDLE_SOCKET_MS = 4_000;
 /** Our own code on the refusal, so it is told apart from the resolver's errors in `describeError`. */
@@ -153,29 +181,50 @@ function describeError(error: unknown): string {
 interface Exchange {
   status: number | null;
   /** Undefined when the response was read to its end (or up to MAX_RESPONSE_BYTES). */
-  failure?: 'timeout' | { error: unknown };
+  failure?: 'timeout' | 'response_too_large' | { error: unknown };
+  /** The response head's headers and, when asked to keep it, its body. */
+  headers?: IncomingMessage['headers'];
+  body?: Buffer;
+}
+
+/** What `exchange` sends, and whether it keeps the response body (at most `keepBytes`). */
+interface ExchangeInput {
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string | undefined;
+  keepBytes?: number;
 }
 
 /**
- * One POST, event-driven: sends the body, reads the response to its end without keeping it (so the
- * connection can be reused), at most MAX_RESPONSE_BYTES (then the connection is dropped), and gives
- * up at the deadline, connect to last byte, destroying the request and its socket.
+ * One request, event-driven: sends the body, reads the response to its end (so the connection can
+ * be reused) without keeping it unless asked, at most MAX_RESPONSE_BYTES or `keepBytes` (then the
+ * connection is dropped), and gives up at the deadline, connect to last byte, destroying the request
+ * and its socket.
  */
-function exchange(url: URL, input: WebhookRequest, agent: HttpAgent, timeoutMs: number): Promise<Exchange> {
+function exchange(url: URL, input: ExchangeInput, agent: HttpAgent, timeoutMs: number): Promise<Exchange> {
   return new Promise((resolve) => {
     let status: number | null = null;
+    let headers: IncomingMessage['headers'] | undefined;
+    const kept: Buffer[] | undefined = input.keepBytes === undefined ? undefined : [];
     let settled = false;
     const settle = (failure?: Exchange['failure']) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve(failure === undefined ? { status } : { status, failure });
+      const result: Exchange = failure === undefined ? { status } : { status, failure };
+      if (headers) result.headers = headers;
+      if (kept) result.body = Buffer.concat(kept);
+      resolve(result);
     };
     let request: ClientRequest;
+    const body = input.body;
     try {
       request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
-        method: 'POST',
-        headers: { ...input.headers, 'content-length': Buffer.byteLength(input.body) },
+        method: input.method,
+        headers:
+          body === undefined
+            ? input.headers
+            : { ...input.headers, 'content-length': Buffer.byteLength(body) },
         agent,
       });
     } catch (error) {
@@ -189,10 +238,18 @@ function exchange(url: URL, input: WebhookRequest, agent: HttpAgent, timeoutMs: 
     request.on('error', (error) => settle({ error }));
     request.on('response', (response: IncomingMessage) => {
       status = response.statusCode ?? null;
+      headers = response.headers;
       let read = 0;
       response.on('data', (chunk: Buffer) => {
         read += chunk.length;
-        if (read > MAX_RESPONSE_BYTES) {
+        if (kept && input.keepBytes !== undefined) {
+          if (read > input.keepBytes) {
+            settle('response_too_large');
+            response.destroy();
+            return;
+          }
+          kept.push(chunk);
+        } else if (read > MAX_RESPONSE_BYTES) {
           settle();
           response.destroy();
         }
@@ -205,7 +262,7 @@ function exchange(url: URL, input: WebhookRequest, agent: HttpAgent, timeoutMs: 
           settle({ error: Object.assign(new Error('aborted'), { code: 'ECONNRESET' }) });
       });
     });
-    request.end(input.body);
+    request.end(body);
   });
 }
 
@@ -234,19 +291,54 @@ export function createWebhookClient(options: { lookup?: HostLookup } = {}): Webh
 
     const { status, failure } = await exchange(
       target.url,
-      input,
+      { method: 'POST', headers: input.headers, body: input.body },
       agent,
       input.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     );
-    if (failure === 'timeout') return finish(status, 'timeout');
+    if (failure === 'timeout' || failure === 'response_too_large') return finish(status, failure);
     if (failure) return finish(status, describeError(failure.error));
     if (status !== null && status >= 200 && status < 300) return finish(status, null);
     if (status !== null && status >= 300 && status < 400) return finish(status, 'redirect_not_followed');
     return finish(status, `http_${status}`);
   }
 
+  async function request(input: GuardedRequest): Promise<GuardedResponse> {
+    const started = performance.now();
+    const finish = (
+      exchanged: Pick<Exchange, 'status' | 'headers' | 'body'>,
+      error: string | null,
+    ): GuardedResponse => ({
+      status: exchanged.status,
+      headers: exchanged.headers ?? {},
+      body: error === null ? (exchanged.body?.toString('utf8') ?? '') : '',
+      durationMs: Math.round(performance.now() - started),
+      error: error === null ? null : error.slice(0, MAX_ERROR_LENGTH),
+    });
+    const target = checkTargetUrl(input.url, input.allowed);
+    if (!target.ok) return finish({ status: null }, target.reason);
+    const agent = !target.allowedOverride ? guarded : target.url.protocol === 'https:' ? openHttps : openHttp;
+    const exchanged = await exchange(
+      target.url,
+      {
+        method: input.method,
+        headers: input.headers,
+        body: input.body,
+        keepBytes: input.maxResponseBytes ?? MAX_KEPT_BYTES,
+      },
+      agent,
+      input.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    );
+    const { failure } = exchanged;
+    if (failure === 'timeout' || failure === 'response_too_large') return finish(exchanged, failure);
+    if (failure) return finish(exchanged, describeError(failure.error));
+    if (exchanged.status !== null && exchanged.status >= 300 && exchanged.status < 400)
+      return finish(exchanged, 'redirect_not_followed');
+    return finish(exchanged, null);
+  }
+
   return {
     post,
+    request,
     async close() {
       guarded.destroy();
       openHttp.destroy();
@@ -258,6 +350,11 @@ export function createWebhookClient(options: { lookup?: HostLookup } = {}): Webh
 /** Module-scope clients: a warm Lambda reuses their connections across deliveries. */
 const defaultClient = createWebhookClient();
 const clientsByLookup = new WeakMap<HostLookup, WebhookClient>();
+
+/** An outbound call under the webhooks' target guard (module-scope pools, like `postWebhook`). */
+export function guardedRequest(input: GuardedRequest): Promise<GuardedResponse> {
+  return defaultClient.request(input);
+}
 
 export function postWebhook(input: WebhookRequest & { lookup?: HostLookup }): Promise<WebhookResult> {
   const { lookup, ...rest } = input;

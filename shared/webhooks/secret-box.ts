@@ -106,16 +106,24 @@ const contextOf = (orgId: string) => ({ organizationId: orgId });
 const opened = new Map<string, Promise<string>>();
 const MAX_OPENED = 1_000;
 
-/** Seals under KMS when WEBHOOK_SECRETS_KMS_KEY_ID is set, else under the local key. */
-export async function sealSecret(plaintext: string, orgId: string): Promise<string> {
-  const keyId = process.env.WEBHOOK_SECRETS_KMS_KEY_ID;
-  if (!keyId) return sealLocally(plaintext);
+/**
+ * Where a value is sealed: a KMS key (its id or ARN; unset: the local key) and the encryption
+ * context that must be given again to open it (KMS only; the local format has none).
+ */
+export interface SealingKey {
+  kmsKeyId: string | undefined;
+  context: Record<string, string>;
+}
+
+/** Seals under the KMS key when one is named, else under the local key. */
+export async function seal(plaintext: string, key: SealingKey): Promise<string> {
+  if (!key.kmsKeyId) return sealLocally(plaintext);
   const { kms: client, sdk } = await kms();
   const { CiphertextBlob } = await client.send(
     new sdk.EncryptCommand({
-      KeyId: keyId,
+      KeyId: key.kmsKeyId,
       Plaintext: Buffer.from(plaintext, 'utf8'),
-      EncryptionContext: contextOf(orgId),
+      EncryptionContext: key.context,
     }),
   );
   if (!CiphertextBlob) throw new Error('KMS returned no ciphertext');
@@ -123,12 +131,12 @@ export async function sealSecret(plaintext: string, orgId: string): Promise<stri
 }
 
 /**
- * Throws on anything malformed, sealed under another key or for another organization, or altered
- * in any byte (GCM tag check locally, KMS's own integrity check in AWS).
+ * Throws on anything malformed, sealed under another key or with another encryption context, or
+ * altered in any byte (GCM tag check locally, KMS's own integrity check in AWS).
  */
-export async function openSecret(sealed: string, orgId: string): Promise<string> {
+export async function openSealed(sealed: string, context: Record<string, string>): Promise<string> {
   if (!sealed.startsWith(`${KMS_VERSION}.`)) return openLocally(sealed);
-  const cacheKey = `${orgId}/${sealed}`;
+  const cacheKey = `${JSON.stringify(context)}/${sealed}`;
   let found = opened.get(cacheKey);
   if (!found) {
     const parts = sealed.split('.');
@@ -136,7 +144,7 @@ export async function openSecret(sealed: string, orgId: string): Promise<string>
     const ciphertext = decodePart(parts[1]);
     found = kms().then(async ({ kms: client, sdk }) => {
       const { Plaintext } = await client.send(
-        new sdk.DecryptCommand({ CiphertextBlob: ciphertext, EncryptionContext: contextOf(orgId) }),
+        new sdk.DecryptCommand({ CiphertextBlob: ciphertext, EncryptionContext: context }),
       );
       if (!Plaintext) throw new Error('KMS returned no plaintext');
       return Buffer.from(Plaintext).toString('utf8');
@@ -147,4 +155,14 @@ export async function openSecret(sealed: string, orgId: string): Promise<string>
     opened.set(cacheKey, found);
   }
   return found;
+}
+
+/** Seals under KMS when WEBHOOK_SECRETS_KMS_KEY_ID is set, else under the local key. */
+export async function sealSecret(plaintext: string, orgId: string): Promise<string> {
+  return seal(plaintext, { kmsKeyId: process.env.WEBHOOK_SECRETS_KMS_KEY_ID, context: contextOf(orgId) });
+}
+
+/** Opens a webhook secret: the organization is its encryption context (see `openSealed`). */
+export async function openSecret(sealed: string, orgId: string): Promise<string> {
+  return openSealed(sealed, contextOf(orgId));
 }

@@ -7,16 +7,24 @@
  */
 import { freePort } from '../../infra/local/ports';
 import { type LocalStack, startLocalStack } from '../../infra/local/stack';
+import { type FakeDiscord, startFakeDiscord } from '../helpers/fake-discord';
+import { type FakeOpenAi, startFakeOpenAi } from '../helpers/fake-openai';
 import { RESULT_MARKER } from './protocol';
 import { measureRoundTrips } from './round-trips';
 
 const say = (line: string) => console.log(`[bench]   ${line}`);
 
 let stack: LocalStack | undefined;
+let discord: FakeDiscord | undefined;
+let openAi: FakeOpenAi | undefined;
 
 async function stop(): Promise<void> {
   const running = stack;
   stack = undefined;
+  await discord?.close();
+  await openAi?.close();
+  discord = undefined;
+  openAi = undefined;
   if (!running) return;
   say('stopping the local stack…');
   await running.stop();
@@ -35,6 +43,9 @@ try {
   // Webhooks of the scenarios point here: allow-listed, nothing listens, so attempts fail at once
   // and, with one immediate retry, a delivery is `failed` within moments (the retry scenario needs that).
   const deadWebhookPort = await freePort();
+  // Discord and the AI provider are local fakes (their exchanges are not DynamoDB round trips).
+  discord = await startFakeDiscord({ token: 'bench-discord-bot-token' });
+  openAi = await startFakeOpenAi();
   stack = await startLocalStack({
     port: 0,
     seedDemo: true,
@@ -42,12 +53,17 @@ try {
       POWERTOOLS_LOG_LEVEL: 'ERROR',
       WEBHOOK_ALLOWED_TARGETS: `127.0.0.1:${deadWebhookPort}`,
       WEBHOOK_RETRY_SCHEDULE: '0',
+      DISCORD_API_BASE_URL: discord.baseUrl,
+      DISCORD_BOT_TOKEN: 'bench-discord-bot-token',
+      AI_PROVIDER_ALLOWED_TARGETS: new URL(openAi.baseUrl).host,
     },
     progress: (line) => say(`  ${line}`),
   });
   say(`local stack ready in ${((Date.now() - started) / 1000).toFixed(1)} s at ${stack.baseUrl}`);
   const report = await measureRoundTrips(stack, say, {
     deadWebhookTarget: `http://127.0.0.1:${deadWebhookPort}/hooks`,
+    fakeDiscordUrl: discord.baseUrl,
+    fakeOpenAiUrl: openAi.baseUrl,
   });
   await stop();
   console.log(`${RESULT_MARKER}${JSON.stringify(report)}`);

@@ -4,6 +4,7 @@ import { conversationScenarios } from './conversation-scenarios';
 import { customFieldScenarios } from './custom-field-scenarios';
 import { exportScenarios } from './export-scenarios';
 import { kbScenarios } from './kb-scenarios';
+import { platformScenarios } from './platform-scenarios';
 import { teamScenarios } from './team-scenarios';
 import { webhookScenarios } from './webhook-scenarios';
 
@@ -53,7 +54,7 @@ export interface Measured {
  * and read-state changes, whose cost scales with their ids) and `overhead` (other writes) no auth
  * or rate-limit trip.
  */
-export type TargetKind = 'read' | 'listing' | 'transaction' | 'bulk' | 'overhead';
+export type TargetKind = 'read' | 'listing' | 'transaction' | 'bulk' | 'overhead' | 'uncached';
 
 export interface EndpointResult {
   /** `METHOD /path/template` of the route table. */
@@ -94,7 +95,11 @@ export interface Scenario {
    * Single-conversation writes (`transaction`) and bulk or read-state writes (`bulk`, judged on
    * overhead only); unset: `read` for GET, overhead only otherwise.
    */
-  target?: 'transaction' | 'bulk' | 'listing';
+  /**
+   * `uncached`: a credential authentication reads on every request by design (an impersonation
+   * session, so that ending it takes effect everywhere at once): one auth read allowed warm.
+   */
+  target?: 'transaction' | 'bulk' | 'listing' | 'uncached';
   /**
    * Called once per attempt, before it is measured (and, cold, before the caches are cleared):
    * non-repeatable requests (revoke, unique e-mail) differ in their ids, and fixtures a request
@@ -202,6 +207,9 @@ export async function measureRoundTrips(
   options: {
     /** An allow-listed `http://127.0.0.1:<port>` where nothing listens (failed webhook deliveries). */
     deadWebhookTarget: string;
+    /** The fake Discord API (DISCORD_API_BASE_URL) and OpenAI-compatible API the stack reaches. */
+    fakeDiscordUrl: string;
+    fakeOpenAiUrl: string;
   },
 ): Promise<RoundTripReport> {
   // The same module instances the gateway's handlers use (same file URLs), imported after the stack
@@ -492,6 +500,19 @@ export async function measureRoundTrips(
   );
   log('creating operator-team fixtures…');
   scenarios.push(...(await teamScenarios({ demo, platform, orgPath, request: expectOk })));
+
+  log('creating chatbot, Discord, impersonation and AI provider fixtures…');
+  scenarios.push(
+    ...(await platformScenarios({
+      demo,
+      platform,
+      orgPath,
+      request: expectOk,
+      baseUrl: base,
+      fakeDiscordUrl: options.fakeDiscordUrl,
+      fakeOpenAiUrl: options.fakeOpenAiUrl,
+    })),
+  );
 
   const routes = routeTable().flatMap((group) =>
     group.routes.map((route) => `${route.method} ${route.path}`),

@@ -406,6 +406,14 @@ function judge(result: EndpointResult): { ok: boolean; target: string; why: stri
       why: ok ? '' : 'read needs more than one trip warm',
     };
   }
+  if (result.target === 'uncached') {
+    const ok = warmTrip.byPurpose.auth <= 1 && warmTrip.byPurpose.rate === 0 && warmTrip.byPurpose.route <= 1;
+    return {
+      ok,
+      target: 'A ≤ 1 (never cached), R0, H ≤ 1',
+      why: ok ? '' : 'more than the credential read and one write warm',
+    };
+  }
   if (result.target === 'transaction') {
     const transactions = warmTrip.routeOperations.filter(
       (operation) => operation === 'TransactWriteItems',

@@ -46,7 +46,14 @@ const organization = {
   defaultLocale: 'en',
   historyWindowDays: null,
   widgetKey: mintOrgToken('widgetKey', orgId).token,
-  chatbot: { enabled: false, providerId: null, confidenceThreshold: 0.6 },
+  chatbot: {
+    enabled: false,
+    schedule: null,
+    knowledgeThreshold: 0.35,
+    rules: [],
+    intentPolicies: [],
+    updatedAt: '2026-11-01T08:00:00.000Z',
+  },
   createdAt: now,
   updatedAt: now,
 };

@@ -174,7 +174,9 @@ describe('encryption at rest', () => {
 });
 
 describe('the cursor signing key', () => {
-  const [[secretId] = ['']] = ofType('AWS::SecretsManager::Secret');
+  const [[secretId] = ['']] = ofType('AWS::SecretsManager::Secret').filter(([id]) =>
+    id.startsWith('CursorSigningKey'),
+  );
 
   it('is never resolved into a template or an environment', () => {
     expect(JSON.stringify(json)).not.toContain('{{resolve:secretsmanager');
@@ -210,5 +212,59 @@ describe('the cursor signing key', () => {
     const rotation = resources[rotationId ?? ''];
     expect(rotation && tagValue(rotation, 'service:rotation')).toBe('cursor-signing-key');
     expect(rotation?.Properties.ReservedConcurrentExecutions).toBe(1);
+  });
+});
+
+/** The functions whose role may take `action` on the resource `resourceId`. */
+function grantedTo(action: string, resourceId: string): string[] {
+  const roles = ofType('AWS::IAM::Policy')
+    .filter(([, policy]) =>
+      (
+        policy.Properties.PolicyDocument as { Statement: { Action: unknown; Resource: unknown }[] }
+      ).Statement.some(
+        (statement) =>
+          [statement.Action].flat().includes(action) &&
+          [statement.Resource].flat().some((resource) => referencedId(resource) === resourceId),
+      ),
+    )
+    .flatMap(([, policy]) => (policy.Properties.Roles as unknown[]).map((role) => referencedId(role)));
+  return [...functions]
+    .filter(([, { fn }]) => roles.includes(referencedId(fn.Properties.Role)))
+    .map(([name]) => name)
+    .sort();
+}
+
+describe('the Discord bot token', () => {
+  const [[secretId] = ['']] = ofType('AWS::SecretsManager::Secret').filter(([id]) =>
+    id.startsWith('DiscordBotToken'),
+  );
+
+  it('is read only by the functions that call Discord, which get its ARN and never its value', () => {
+    expect(secretId).not.toBe('');
+    expect(grantedTo('secretsmanager:GetSecretValue', secretId)).toEqual(['discord', 'discord-delivery']);
+    for (const name of ['discord', 'discord-delivery']) {
+      const environment = functions.get(name)?.fn.Properties.Environment as
+        | { Variables: Record<string, unknown> }
+        | undefined;
+      const variables = environment?.Variables ?? {};
+      expect(referencedId(variables.DISCORD_BOT_TOKEN_SECRET_ARN), name).toBe(secretId);
+      expect(variables, name).not.toHaveProperty('DISCORD_BOT_TOKEN');
+    }
+  });
+});
+
+describe('the AI provider keys', () => {
+  it('are sealed and opened under their own rotating key, by the admin function only', () => {
+    const [[keyId, key] = ['', undefined]] = ofType('AWS::KMS::Key').filter(([id]) =>
+      id.startsWith('AiProviderKeysKey'),
+    );
+    expect(key?.Properties.EnableKeyRotation).toBe(true);
+    expect(grantedTo('kms:Decrypt', keyId)).toEqual(['admin']);
+    expect(grantedTo('kms:Encrypt', keyId)).toEqual(['admin']);
+    const environment = functions.get('admin')?.fn.Properties.Environment as
+      | { Variables: Record<string, unknown> }
+      | undefined;
+    const variables = environment?.Variables ?? {};
+    expect(referencedId(variables.AI_PROVIDER_KEYS_KMS_KEY_ID)).toBe(keyId);
   });
 });

@@ -12,12 +12,18 @@ import { call, createApiKey, createTenant, createVisitor, platformToken } from '
 type Credential = { kind: CallerKind; headers: Record<string, string> };
 
 let credentials: Credential[];
-let scopeless: string;
+/** Keys restricted to one scope each: every route finds one whose scope is not its own. */
+let restricted: { scope: string; key: string }[];
 
 beforeAll(async () => {
   const tenant = await createTenant();
   const visitor = await createVisitor(tenant.widgetKey);
-  scopeless = (await createApiKey(tenant.orgId, ['chatbot:read'])).key;
+  restricted = await Promise.all(
+    ['chatbot:read', 'integrations:read'].map(async (scope) => ({
+      scope,
+      key: (await createApiKey(tenant.orgId, [scope])).key,
+    })),
+  );
   const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
   credentials = [
     { kind: 'apiKey', headers: bearer(tenant.apiKey) },
@@ -61,8 +67,9 @@ describe.each(scoped.map((route) => [`${route.method} ${route.path}`, route] as 
   '%s with a restricted key',
   (_name, route) => {
     it('needs its scope', async () => {
+      const other = restricted.find((candidate) => candidate.scope !== route.scope);
       const response = await call(route.method, pathOf(route.path), {
-        token: scopeless,
+        token: other?.key,
         body: bodyOf(route.method),
       });
       expect(response.status).toBe(403);

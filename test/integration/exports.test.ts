@@ -187,7 +187,7 @@ describe('GET /api/export/conversations', () => {
     );
     const entry = entries.find((found) => found.format === 'csv' && found.redactPii === true);
     expect(entry).toMatchObject({
-      type: 'export.conversations',
+      action: 'export.conversations',
       operation: 'exportConversations',
       actor: { type: 'operator', id: tenant.operatorId },
       rows: 2,

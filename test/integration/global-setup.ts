@@ -1,5 +1,7 @@
 import type { TestProject } from 'vitest/node';
 import { type LocalStack, startLocalStack } from '../../infra/local/stack';
+import { type FakeDiscord, startFakeDiscord } from '../helpers/fake-discord';
+import { type FakeOpenAi, startFakeOpenAi } from '../helpers/fake-openai';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -10,17 +12,32 @@ declare module 'vitest' {
     tableName: string;
     cursorSigningKey: string;
     webhookTestPorts: number[];
+    /** A fake of Discord's API (test/helpers/fake-discord.ts), where DISCORD_API_BASE_URL points. */
+    fakeDiscordUrl: string;
+    discordBotToken: string;
+    /** A fake OpenAI-compatible API (test/helpers/fake-openai.ts), admitted for AI provider probes. */
+    fakeOpenAiUrl: string;
+    aiProviderProbeTimeoutMs: number;
   }
 }
 
 /** Integration tests share one local stack: real emulators, the real local gateway, the real handlers. */
 let stack: LocalStack | undefined;
+let discord: FakeDiscord | undefined;
+let openAi: FakeOpenAi | undefined;
 
 export const RATE_LIMIT_PER_MINUTE = 600;
 /** Local webhook receivers of the tests listen on these; only they are admitted over plain HTTP. */
 export const WEBHOOK_TEST_PORTS = [47811, 47812, 47813, 47814];
 
+export const DISCORD_BOT_TOKEN = 'test-discord-bot-token';
+/** Short, so a probe that times out does so within a test. */
+export const AI_PROVIDER_PROBE_TIMEOUT_MS = 1_500;
+
 export async function setup(project: TestProject): Promise<void> {
+  // Port 0: the fakes get free ports and the service finds them through its configuration.
+  discord = await startFakeDiscord({ token: DISCORD_BOT_TOKEN });
+  openAi = await startFakeOpenAi();
   stack = await startLocalStack({
     port: 0,
     seedDemo: false,
@@ -30,6 +47,12 @@ export async function setup(project: TestProject): Promise<void> {
       WEBHOOK_ALLOWED_TARGETS: WEBHOOK_TEST_PORTS.map((port) => `127.0.0.1:${port}`).join(','),
       // Seconds: a failing receiver reaches `failed` in three attempts within a few seconds.
       WEBHOOK_RETRY_SCHEDULE: '1,1',
+      DISCORD_API_BASE_URL: discord.baseUrl,
+      DISCORD_BOT_TOKEN,
+      DISCORD_RETRY_SCHEDULE: '1,1',
+      // Only the fake: the guard still refuses every other non-public target.
+      AI_PROVIDER_ALLOWED_TARGETS: new URL(openAi.baseUrl).host,
+      AI_PROVIDER_PROBE_TIMEOUT_MS: String(AI_PROVIDER_PROBE_TIMEOUT_MS),
     },
   });
   project.provide('baseUrl', stack.baseUrl);
@@ -39,8 +62,14 @@ export async function setup(project: TestProject): Promise<void> {
   project.provide('tableName', stack.tableName);
   project.provide('cursorSigningKey', process.env.CURSOR_SIGNING_KEY ?? '');
   project.provide('webhookTestPorts', WEBHOOK_TEST_PORTS);
+  project.provide('fakeDiscordUrl', discord.baseUrl);
+  project.provide('discordBotToken', DISCORD_BOT_TOKEN);
+  project.provide('fakeOpenAiUrl', openAi.baseUrl);
+  project.provide('aiProviderProbeTimeoutMs', AI_PROVIDER_PROBE_TIMEOUT_MS);
 }
 
 export async function teardown(): Promise<void> {
   await stack?.stop();
+  await discord?.close();
+  await openAi?.close();
 }

@@ -38,12 +38,16 @@ const expected: Record<string, Expected> = {
   'events/apigw/widget-create-visitor.json': { status: 201 },
   'events/apigw/operator-teams-list.json': { status: 200 },
   'events/apigw/operator-teams-operators.json': { status: 200 },
+  'events/apigw/chatbot-get-config.json': { status: 200 },
+  'events/apigw/discord-list-channels.json': { status: 200 },
   'events/websocket/realtime-connect.json': { status: 200 },
   'events/websocket/realtime-connect-without-token.json': { status: 401 },
   'events/sqs/webhook-delivery.json': { failures: 0 },
   'events/sqs/conversation-purge.json': { failures: 0 },
   // A job no one queued (its id is fresh): the worker leaves it be, as it does a finished one.
   'events/sqs/pdf-transcript.json': { failures: 0 },
+  // No such channel in the demo organization: the notification is dropped, not retried.
+  'events/sqs/discord-delivery.json': { failures: 0 },
   // Deliberately invalid: its one message is reported back, for SQS to retry and dead-letter.
   'events/sqs/conversation-purge-invalid.json': { failures: 1 },
   'events/dynamodb/webhook-fanout.json': { failures: 0 },

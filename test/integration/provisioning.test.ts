@@ -52,14 +52,14 @@ describe('organizations', () => {
     const patched = await call<{
       modules: string[];
       name: string;
-      chatbot: { enabled: boolean; confidenceThreshold: number };
+      chatbot: { enabled: boolean; knowledgeThreshold: number };
     }>('PATCH', `/api/admin/organizations/${tenant.orgId}`, {
       ...admin(),
       body: { modules: ['automation_api'], chatbot: { enabled: true } },
     });
     expect(patched.status).toBe(200);
     expect(patched.body.name).toBe('Test org');
-    expect(patched.body.chatbot).toMatchObject({ enabled: true, confidenceThreshold: 0.6 });
+    expect(patched.body.chatbot).toMatchObject({ enabled: true, knowledgeThreshold: 0.35 });
     expect((await call('GET', '/api/me', { token: tenant.apiKey })).status).toBe(200);
   });
 

@@ -4,6 +4,7 @@ import { allRoutes } from '../../functions/routes';
 import { buildOpenApi } from '../../shared/http/openapi';
 import type { AnyRoute } from '../../shared/http/route';
 import { call, createTenant, createVisitor, platformToken, type Tenant } from '../helpers/api';
+import { channelIdForTest, fakeDiscordControl } from '../helpers/fake-discord';
 
 /**
  * What the OpenAPI document promises is what the service answers: one realistic call per route,
@@ -133,6 +134,29 @@ beforeAll(async () => {
     token: tenant.apiKey,
     body: { name: 'Doomed' },
   });
+  const discord = fakeDiscordControl(inject('fakeDiscordUrl'));
+  const [newChannel, doomedChannel] = [channelIdForTest(), channelIdForTest()];
+  await discord.channel(newChannel);
+  await discord.channel(doomedChannel);
+  const doomedConfig = await call<{ id: string }>('POST', '/api/discord/channels', {
+    token: tenant.apiKey,
+    body: { channelId: doomedChannel, events: ['conversation_closed'] },
+  });
+  const providerBody = {
+    name: 'Schema check',
+    kind: 'openai-compatible',
+    baseUrl: `${inject('fakeOpenAiUrl')}/v1`,
+    model: 'schema-check',
+  };
+  const provider = await call<{ id: string }>('POST', '/api/admin/ai-providers', {
+    token: admin,
+    body: { ...providerBody, apiKey: 'sk-schema-check-0001' },
+  });
+  const doomedProvider = await call<{ id: string }>('POST', '/api/admin/ai-providers', {
+    token: admin,
+    body: providerBody,
+  });
+  const providerPath = `/api/admin/ai-providers/${provider.body.id}`;
   samples = new Map<string, Sample>([
     ['GET /api/health', { path: '/api/health' }],
     ['GET /api/openapi.json', { path: '/api/openapi.json' }],
@@ -381,6 +405,55 @@ beforeAll(async () => {
       { token: tenant.apiKey, path: `${conversationPath}/transcript`, body: { email: 'ada@example.com' } },
     ],
     ['GET /api/export/jobs/{jobId}', { token: tenant.apiKey, path: pdfJob.body.statusUrl }],
+    ['GET /api/chatbot/config', { token: tenant.operatorSession, path: '/api/chatbot/config' }],
+    [
+      'PUT /api/chatbot/config',
+      {
+        token: tenant.adminSession,
+        path: '/api/chatbot/config',
+        body: {
+          enabled: true,
+          schedule: { timezone: 'Europe/Paris', days: [{ day: 'fri', from: '22:00', to: '02:00' }] },
+          rules: [
+            { name: 'Refunds', intent: 'billing', keywords: ['refund'], actions: ['answer_from_knowledge'] },
+          ],
+          intentPolicies: [{ intent: 'billing', handling: 'handoff', tag: 'billing', priority: 'high' }],
+        },
+      },
+    ],
+    [
+      'POST /api/discord/channels',
+      {
+        token: tenant.apiKey,
+        path: '/api/discord/channels',
+        body: { channelId: newChannel, events: ['new_conversation'] },
+      },
+    ],
+    ['GET /api/discord/channels', { token: tenant.operatorSession, path: '/api/discord/channels' }],
+    [
+      'DELETE /api/discord/channels/{id}',
+      { token: tenant.apiKey, path: `/api/discord/channels/${doomedConfig.body.id}` },
+    ],
+    [
+      'POST /api/admin/users/{id}/impersonate',
+      { token: admin, path: `/api/admin/users/${tenant.operatorId}/impersonate` },
+    ],
+    [
+      'POST /api/admin/users/stop-impersonation',
+      { token: admin, path: '/api/admin/users/stop-impersonation' },
+    ],
+    ['POST /api/admin/ai-providers', { token: admin, path: '/api/admin/ai-providers', body: providerBody }],
+    ['GET /api/admin/ai-providers', { token: admin, path: '/api/admin/ai-providers' }],
+    ['GET /api/admin/ai-providers/{id}', { token: admin, path: providerPath }],
+    [
+      'PATCH /api/admin/ai-providers/{id}',
+      { token: admin, path: providerPath, body: { model: 'schema-check', apiKey: '' } },
+    ],
+    [
+      'DELETE /api/admin/ai-providers/{id}',
+      { token: admin, path: `/api/admin/ai-providers/${doomedProvider.body.id}` },
+    ],
+    ['POST /api/admin/ai-providers/{id}/test', { token: admin, path: `${providerPath}/test` }],
   ]);
 });
 

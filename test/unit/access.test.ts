@@ -24,7 +24,14 @@ const organization = (historyWindowDays: number | null): Organization => ({
   defaultLocale: 'en',
   historyWindowDays,
   widgetKey: 'svc_wpk_x',
-  chatbot: { enabled: false, providerId: null, confidenceThreshold: 0.6 },
+  chatbot: {
+    enabled: false,
+    schedule: null,
+    knowledgeThreshold: 0.35,
+    rules: [],
+    intentPolicies: [],
+    updatedAt: '2026-11-01T08:00:00.000Z',
+  },
   createdAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-01T00:00:00.000Z',
 });

@@ -22,6 +22,9 @@ function partitionKeysOf(orgId: string): string[] {
     keys.customField(orgId, id),
     keys.customFieldName(orgId, 'orderNumber'),
     keys.customFieldTotals(orgId),
+    keys.orgAudit(orgId, id),
+    keys.discordChannel(orgId, '1187654321098765432'),
+    keys.discordChannelTotals(orgId),
   ];
   const indexes = keys.conversationIndexes({
     orgId,
@@ -64,7 +67,7 @@ describe('keys', () => {
     const partitionKeys = partitionKeysOf(orgId);
 
     // Assess
-    expect(partitionKeys).toHaveLength(21);
+    expect(partitionKeys).toHaveLength(24);
     for (const pk of partitionKeys) {
       expect(pk === `ORG#${orgId}` || pk.startsWith(`ORG#${orgId}#`), pk).toBe(true);
     }
@@ -77,6 +80,8 @@ describe('keys', () => {
 
     // Assess
     expect(rate.pk).toBe('PLATFORM#RATE#platform-admin');
+    expect(keys.aiProvider(uuidv7()).pk).toBe('PLATFORM#AI_PROVIDERS');
+    expect(keys.operatorLookup(uuidv7()).gsi1pk.startsWith('PLATFORM#OPERATOR#')).toBe(true);
     expect(listing.gsi1pk.startsWith('PLATFORM')).toBe(true);
   });
 

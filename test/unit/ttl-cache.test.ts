@@ -118,4 +118,28 @@ describe('TtlCache', () => {
     cache.clear();
     expect(cache.get('2')).toBeUndefined();
   });
+
+  it('visits live entries only, for updates in place that keep their expiry', () => {
+    // Prepare
+    const clock = manualClock();
+    const cache = new TtlCache<{ org: string; name: string }>(1_000, 10, clock.now);
+    cache.set('old', { org: 'a', name: 'before' });
+    clock.advance(600);
+    cache.set('new', { org: 'a', name: 'before' });
+    clock.advance(500);
+
+    // Act
+    const visited: string[] = [];
+    cache.forEach((value) => {
+      visited.push(value.name);
+      value.name = 'after';
+    });
+
+    // Assess
+    expect(visited).toEqual(['before']);
+    expect(cache.get('old')).toBeUndefined();
+    expect(cache.get('new')).toEqual({ org: 'a', name: 'after' });
+    clock.advance(500);
+    expect(cache.get('new')).toBeUndefined();
+  });
 });

@@ -16,7 +16,14 @@ export function organizationItem(orgId: string, modules: string[] = ['automation
     defaultLocale: 'en',
     historyWindowDays: null,
     widgetKey: mintOrgToken('widgetKey', orgId).token,
-    chatbot: { enabled: false, providerId: null, confidenceThreshold: 0.6 },
+    chatbot: {
+      enabled: false,
+      schedule: null,
+      knowledgeThreshold: 0.35,
+      rules: [],
+      intentPolicies: [],
+      updatedAt: '2026-11-01T08:00:00.000Z',
+    },
     createdAt: '2026-01-01T00:00:00.000Z',
     updatedAt: '2026-01-01T00:00:00.000Z',
   };

@@ -1,0 +1,3 @@
+import { getChatbotConfig, putChatbotConfig } from './config';
+
+export const chatbotRoutes = [getChatbotConfig, putChatbotConfig];

@@ -1,0 +1,3 @@
+import { createDiscordChannel, deleteDiscordChannel, listDiscordChannels } from './channels';
+
+export const discordRoutes = [createDiscordChannel, listDiscordChannels, deleteDiscordChannel];

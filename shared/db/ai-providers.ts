@@ -1,0 +1,121 @@
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { clock } from '../clock';
+import { uuidv7 } from '../ids';
+import { type AiProvider, aiProvider as aiProviderSchema } from '../schemas/ai-provider';
+import { openSealed, seal } from '../webhooks/secret-box';
+import { db, tableName } from './client';
+import { keys } from './keys';
+import { pickShape } from './project';
+import { queryPrefix } from './query';
+import { updateExisting } from './update';
+
+export type { AiProvider };
+
+/**
+ * Platform-wide AI providers (`PLATFORM#AI_PROVIDERS`/`PROVIDER#<id>`). The API key is sealed like
+ * a webhook secret (KMS in AWS under AI_PROVIDER_KEYS_KMS_KEY_ID with the provider's id as
+ * encryption context, so a sealed key copied onto another provider's row does not open; AES-256-GCM
+ * locally) and never leaves this module but through `openKey`, for the probe.
+ */
+interface StoredAiProvider extends AiProvider {
+  apiKeySealed: string | null;
+}
+
+const sealingKey = (providerId: string) => ({
+  kmsKeyId: process.env.AI_PROVIDER_KEYS_KMS_KEY_ID || undefined,
+  context: { aiProviderId: providerId },
+});
+
+const toProvider = (item: object): AiProvider => pickShape(aiProviderSchema.shape, item);
+
+const storedOf = (item: Record<string, unknown>): StoredAiProvider => ({
+  ...toProvider(item),
+  apiKeySealed: (item.apiKeySealed as string | null | undefined) ?? null,
+});
+
+/** The key's visible part: its last four characters (all of a very short key shows nothing). */
+const last4 = (apiKey: string): string | null => (apiKey.length >= 8 ? apiKey.slice(-4) : null);
+
+async function keyFields(providerId: string, apiKey: string) {
+  return {
+    apiKeySealed: await seal(apiKey, sealingKey(providerId)),
+    hasApiKey: true,
+    apiKeyLast4: last4(apiKey),
+  };
+}
+
+export interface NewAiProvider {
+  name: string;
+  kind: AiProvider['kind'];
+  baseUrl: string;
+  model: string;
+  enabled: boolean;
+  apiKey?: string | undefined;
+}
+
+export const aiProviders = {
+  toProvider,
+
+  async create(input: NewAiProvider): Promise<AiProvider> {
+    const id = uuidv7();
+    const now = clock.nowIso();
+    const { apiKey, ...fields } = input;
+    const stored: StoredAiProvider = {
+      id,
+      ...fields,
+      hasApiKey: false,
+      apiKeyLast4: null,
+      apiKeySealed: null,
+      createdAt: now,
+      updatedAt: now,
+      ...(apiKey ? await keyFields(id, apiKey) : {}),
+    };
+    await db.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: { ...keys.aiProvider(id), entity: 'aiProvider', ...stored },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    return toProvider(stored);
+  },
+
+  /** Every provider (a handful, platform-wide): one Query, oldest first. */
+  async all(options: { consistent?: boolean } = {}): Promise<AiProvider[]> {
+    const items = await queryPrefix(keys.aiProvidersPartition, keys.aiProviderPrefix, options);
+    return items.map(toProvider);
+  },
+
+  async get(providerId: string): Promise<StoredAiProvider | undefined> {
+    const { Item } = await db.send(
+      new GetCommand({ TableName: tableName, Key: keys.aiProvider(providerId), ConsistentRead: true }),
+    );
+    return Item ? storedOf(Item) : undefined;
+  },
+
+  /**
+   * Writes the fields given; an omitted or empty `apiKey` leaves the stored key as it is. One
+   * UpdateItem (`attribute_exists`); undefined when there is no such provider.
+   */
+  async update(
+    providerId: string,
+    changes: Partial<Omit<NewAiProvider, 'apiKey'>> & { apiKey?: string | undefined },
+  ): Promise<AiProvider | undefined> {
+    const { apiKey, ...fields } = changes;
+    const updated = await updateExisting(keys.aiProvider(providerId), {
+      ...fields,
+      ...(apiKey ? await keyFields(providerId, apiKey) : {}),
+    });
+    return updated ? toProvider(updated) : undefined;
+  },
+
+  /** Idempotent: deleting a provider that is not there is not an error. */
+  async remove(providerId: string): Promise<void> {
+    await db.send(new DeleteCommand({ TableName: tableName, Key: keys.aiProvider(providerId) }));
+  },
+
+  /** The plaintext key, for the probe only; null when none is stored. */
+  async openKey(provider: StoredAiProvider): Promise<string | null> {
+    return provider.apiKeySealed ? openSealed(provider.apiKeySealed, sealingKey(provider.id).context) : null;
+  },
+};

@@ -1,0 +1,198 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { parseOrgToken } from '../../shared/auth/tokens';
+import { keys } from '../../shared/db/keys';
+import { call, createTenant, createVisitor, platformToken, type Tenant } from '../helpers/api';
+
+/**
+ * Impersonation: the platform admin acts as an operator through a session in the
+ * `svc_impersonation` cookie; every use is audited with the platform as the actor, and stopping
+ * ends the session server-side.
+ */
+interface AuditEntry {
+  action: string;
+  actor: { type: string; id: string };
+  impersonatedOperatorId?: string;
+  sessionId?: string;
+  route?: string;
+  requestId?: string;
+}
+
+let tenant: Tenant;
+let table: DynamoDBDocumentClient;
+
+beforeAll(async () => {
+  tenant = await createTenant();
+  table = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: inject('endpoints').dynamodb }));
+});
+
+/** The organization's audit trail, oldest first, as stored. */
+async function auditOf(orgId: string): Promise<AuditEntry[]> {
+  const { Items = [] } = await table.send(
+    new QueryCommand({
+      TableName: inject('tableName'),
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.orgAuditPartition(orgId) },
+      ConsistentRead: true,
+    }),
+  );
+  return Items as AuditEntry[];
+}
+
+const impersonate = (operatorId: string, headers: Record<string, string> = {}) =>
+  call<{ success: boolean; expiresAt: string }>('POST', `/api/admin/users/${operatorId}/impersonate`, {
+    token: platformToken(),
+    headers,
+  });
+
+/** The session token and attributes of a `svc_impersonation` Set-Cookie header. */
+function cookieOf(header: string | null) {
+  const [pair = '', ...attributes] = (header ?? '').split(';').map((part) => part.trim());
+  const [name, value] = pair.split('=');
+  return { name, value: value ?? '', attributes };
+}
+
+describe('POST /api/admin/users/{id}/impersonate', () => {
+  it('sets an operator session of at most 1 h in an HttpOnly, Secure, SameSite=Strict cookie', async () => {
+    const before = Date.now();
+
+    const response = await impersonate(tenant.operatorId);
+
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.success).toBe(true);
+    const expiresAt = Date.parse(response.body.expiresAt);
+    expect(expiresAt).toBeGreaterThan(before);
+    expect(expiresAt).toBeLessThanOrEqual(Date.now() + 3_600_000);
+    const cookie = cookieOf(response.headers.get('set-cookie'));
+    expect(cookie.name).toBe('svc_impersonation');
+    expect(cookie.value).toMatch(/^svc_os_[A-Za-z0-9_-]+$/);
+    expect(cookie.attributes).toEqual(
+      expect.arrayContaining(['HttpOnly', 'Secure', 'SameSite=Strict', 'Path=/', 'Max-Age=3600']),
+    );
+    // The session token is in the cookie only.
+    expect(response.text).not.toContain(cookie.value);
+  });
+
+  it('acts as that operator, with its role, and audits every request with the platform as actor', async () => {
+    const started = await impersonate(tenant.operatorId);
+    const token = cookieOf(started.headers.get('set-cookie')).value;
+    const visitor = await createVisitor(tenant.widgetKey);
+
+    const me = await call<{ callerType: string }>('GET', '/api/me', { token });
+    const created = await call<{ id: string }>('POST', '/api/conversations', {
+      token,
+      body: { visitorId: visitor.visitor.id, title: 'Opened while impersonating' },
+    });
+    const adminOnly = await call('PUT', '/api/chatbot/config', { token, body: { enabled: true } });
+
+    expect(me.status).toBe(200);
+    expect(me.body.callerType).toBe('operator');
+    expect(created.status).toBe(201);
+    // The operator is not an admin, and neither is whoever acts as them.
+    expect(adminOnly.status).toBe(403);
+    const trail = await auditOf(tenant.orgId);
+    const requests = trail.filter((entry) => entry.action === 'impersonation.request');
+    expect(requests.map((entry) => entry.route)).toEqual(
+      expect.arrayContaining(['GET /api/me', 'POST /api/conversations', 'PUT /api/chatbot/config']),
+    );
+    // The session's id is inside its token (organization credentials carry their own id).
+    const sessionId = parseOrgToken(token)?.credentialId;
+    expect(
+      trail.some((entry) => entry.action === 'impersonation.started' && entry.sessionId === sessionId),
+    ).toBe(true);
+    for (const entry of requests) {
+      expect(entry.actor).toEqual({ type: 'platform', id: 'platform-admin' });
+      expect(entry.impersonatedOperatorId).toBe(tenant.operatorId);
+      expect(entry.requestId).toBeTruthy();
+    }
+    expect(requests.filter((entry) => entry.sessionId === sessionId)).toHaveLength(3);
+    expect(
+      trail
+        .filter((entry) => entry.action === 'impersonation.started')
+        .every((entry) => entry.actor.type === 'platform'),
+    ).toBe(true);
+  });
+
+  it('is 404 for a visitor id, an unknown id or a malformed one, and 403 for organization credentials', async () => {
+    const visitor = await createVisitor(tenant.widgetKey);
+
+    const ofVisitor = await impersonate(visitor.visitor.id);
+    const unknown = await impersonate(crypto.randomUUID());
+    const malformed = await impersonate('not-an-id');
+    const withKey = await call('POST', `/api/admin/users/${tenant.operatorId}/impersonate`, {
+      token: tenant.apiKey,
+    });
+
+    expect([ofVisitor.status, unknown.status, malformed.status]).toEqual([404, 404, 404]);
+    expect(ofVisitor.headers.get('set-cookie')).toBeNull();
+    expect(withKey.status).toBe(403);
+  });
+
+  it('finds operators of any organization', async () => {
+    const other = await createTenant();
+
+    const response = await impersonate(other.adminOperatorId);
+    const token = cookieOf(response.headers.get('set-cookie')).value;
+    const adminOnly = await call('PUT', '/api/chatbot/config', { token, body: { enabled: false } });
+
+    expect(response.status).toBe(200);
+    expect(adminOnly.status).toBe(200);
+    expect((await auditOf(other.orgId)).some((entry) => entry.route === 'PUT /api/chatbot/config')).toBe(
+      true,
+    );
+  });
+});
+
+describe('POST /api/admin/users/stop-impersonation', () => {
+  it('ends the session server-side, audits it and clears the cookie', async () => {
+    const started = await impersonate(tenant.operatorId);
+    const token = cookieOf(started.headers.get('set-cookie')).value;
+    expect((await call('GET', '/api/me', { token })).status).toBe(200);
+
+    const stopped = await call('POST', '/api/admin/users/stop-impersonation', {
+      token: platformToken(),
+      headers: { Cookie: `theme=dark; svc_impersonation=${token}` },
+    });
+
+    expect(stopped.status, stopped.text).toBe(200);
+    expect(stopped.body).toEqual({ success: true });
+    const cleared = cookieOf(stopped.headers.get('set-cookie'));
+    expect(cleared.name).toBe('svc_impersonation');
+    expect(cleared.value).toBe('');
+    expect(cleared.attributes).toEqual(
+      expect.arrayContaining(['HttpOnly', 'Secure', 'SameSite=Strict', 'Path=/', 'Max-Age=0']),
+    );
+    // Ended server-side: the token no longer works, whoever still holds it.
+    const after = await call('GET', '/api/me', { token });
+    expect(after.status).toBe(401);
+    const stoppedEntries = (await auditOf(tenant.orgId)).filter(
+      (entry) => entry.action === 'impersonation.stopped',
+    );
+    expect(stoppedEntries.at(-1)?.actor).toEqual({ type: 'platform', id: 'platform-admin' });
+  });
+
+  it('clears the cookie and succeeds without a session to end, and never ends an ordinary session', async () => {
+    const none = await call('POST', '/api/admin/users/stop-impersonation', { token: platformToken() });
+    const ordinary = await call('POST', '/api/admin/users/stop-impersonation', {
+      token: platformToken(),
+      headers: { Cookie: `svc_impersonation=${tenant.operatorSession}` },
+    });
+
+    expect(none.status).toBe(200);
+    expect(cookieOf(none.headers.get('set-cookie')).attributes).toContain('Max-Age=0');
+    expect(ordinary.status).toBe(200);
+    expect((await call('GET', '/api/me', { token: tenant.operatorSession })).status).toBe(200);
+  });
+
+  it('ends the previous session when a new impersonation starts with its cookie', async () => {
+    const first = cookieOf((await impersonate(tenant.operatorId)).headers.get('set-cookie')).value;
+
+    const second = await impersonate(tenant.adminOperatorId, { Cookie: `svc_impersonation=${first}` });
+
+    expect(second.status).toBe(200);
+    expect((await call('GET', '/api/me', { token: first })).status).toBe(401);
+    const next = cookieOf(second.headers.get('set-cookie')).value;
+    expect((await call('GET', '/api/me', { token: next })).status).toBe(200);
+  });
+});
