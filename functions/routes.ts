@@ -1,5 +1,6 @@
 import type { AnyRoute } from '../shared/http/route';
 import { adminRoutes } from './admin/routes';
+import { analyticsRoutes } from './analytics/routes';
 import { conversationRoutes } from './conversations/routes';
 import { customFieldRoutes } from './custom-fields/routes';
 import { eventRoutes } from './events/routes';
@@ -50,6 +51,11 @@ export function routeTable(): readonly RouteGroup[] {
       name: 'webhooks',
       description: 'webhook registrations, deliveries, retries, secret rotation',
       routes: webhookRoutes,
+    },
+    {
+      name: 'analytics',
+      description: 'survey (CSAT) responses, CSAT analytics and the analytics export, from daily aggregates',
+      routes: analyticsRoutes,
     },
   ];
   return table;

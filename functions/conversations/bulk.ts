@@ -7,7 +7,9 @@ import { batchGet } from '../../shared/db/batch';
 import { tableName } from '../../shared/db/client';
 import { conversationItem, storedConversationOf, toConversation } from '../../shared/db/conversations';
 import { eventWrite } from '../../shared/db/events';
+import { type Increment, incrementWrites } from '../../shared/db/increments';
 import { keys } from '../../shared/db/keys';
+import { stats } from '../../shared/db/stats';
 import { ConcurrentChangeError, RetryBudget, transact, type Write } from '../../shared/db/transaction';
 import { NotFoundError } from '../../shared/errors';
 import { ok, route } from '../../shared/http/route';
@@ -16,8 +18,12 @@ import { bulkConversationsBody } from '../../shared/schemas/conversation';
 import { ids } from '../../shared/schemas/examples';
 import * as z from '../../shared/schemas/zod';
 
-/** Conversations per transaction: each takes its own write plus its events (≤ 100 actions). */
-const PER_TRANSACTION = 33;
+/** TransactWriteItems takes at most 100 actions. */
+const MAX_ACTIONS = 100;
+
+type Change = (
+  current: StoredConversation,
+) => { next: StoredConversation; writes: Write[]; increments?: Increment[] } | undefined;
 
 async function readAll(orgId: string, ids: readonly string[]): Promise<Map<string, StoredConversation>> {
   const items = await batchGet(
@@ -31,13 +37,49 @@ async function readAll(orgId: string, ids: readonly string[]): Promise<Map<strin
   return found;
 }
 
-type Change = (current: StoredConversation) => { next: StoredConversation; writes: Write[] } | undefined;
+/**
+ * The next transaction: the longest run of `pending` whose actions fit in one (each changed
+ * conversation's Put on `rev` and its events, then the chunk's counters, merged per item: a close
+ * chunk is 33 × 3 + 1 = 100 actions; deletions of conversations with surveys take fewer per chunk).
+ */
+function nextChunk(
+  pending: readonly StoredConversation[],
+  change: Change,
+): { writes: Write[]; taken: number } {
+  const own: Write[] = [];
+  let increments: Increment[] = [];
+  let taken = 0;
+  for (const current of pending) {
+    const changed = change(current);
+    const writes: Write[] = changed
+      ? [
+          {
+            action: {
+              Put: {
+                TableName: tableName,
+                Item: conversationItem({ ...changed.next, rev: current.rev + 1 }),
+                ConditionExpression: 'rev = :rev',
+                ExpressionAttributeValues: { ':rev': current.rev },
+              },
+            },
+          },
+          ...changed.writes,
+        ]
+      : [];
+    const withThese = [...increments, ...(changed?.increments ?? [])];
+    if (taken > 0 && own.length + writes.length + incrementWrites(withThese).length > MAX_ACTIONS) break;
+    own.push(...writes);
+    increments = withThese;
+    taken++;
+  }
+  return { writes: [...own, ...incrementWrites(increments)], taken };
+}
 
 /**
  * Applies one change to every listed conversation. Every id is checked first, in one read: if any
  * is not a live conversation of the organization the call changes nothing (404 naming them). The
- * changes then commit in transactions of 33 conversations, each conditioned on the state read, and a
- * chunk that lost a race is read and applied again; repeating the call converges.
+ * changes then commit in transactions of up to 100 actions, each conditioned on the state read, and
+ * a chunk that lost a race is read and applied again; repeating the call converges.
  */
 async function applyToAll(
   caller: OrgCaller,
@@ -50,39 +92,26 @@ async function applyToAll(
   if (missing.length)
     throw new NotFoundError('Some conversations do not exist in this organization', { ids: missing });
   const budget = new RetryBudget();
-  for (let start = 0; start < ids.length; start += PER_TRANSACTION) {
-    let chunk = ids.slice(start, start + PER_TRANSACTION).map((id) => found.get(id) as StoredConversation);
-    for (let attempt = 1; ; attempt++) {
-      const writes = chunk.flatMap((current) => {
-        const changed = change(current);
-        if (!changed) return [];
-        const conversationWrite: Write = {
-          action: {
-            Put: {
-              TableName: tableName,
-              Item: conversationItem({ ...changed.next, rev: current.rev + 1 }),
-              ConditionExpression: 'rev = :rev',
-              ExpressionAttributeValues: { ':rev': current.rev },
-            },
-          },
-        };
-        return [conversationWrite, ...changed.writes];
-      });
-      try {
-        await transact(writes);
-        break;
-      } catch (error) {
-        if (!(error instanceof ConcurrentChangeError) || !(await budget.pause(attempt))) throw error;
-        const fresh = await readAll(
-          caller.orgId,
-          chunk.map((conversation) => conversation.id),
-        );
-        // Deleted meanwhile: nothing left to do for those.
-        chunk = chunk.flatMap((conversation) => {
-          const latest = fresh.get(conversation.id);
-          return latest ? [latest] : [];
-        });
-      }
+  let pending = ids.map((id) => found.get(id) as StoredConversation);
+  let attempt = 1;
+  while (pending.length > 0) {
+    const { writes, taken } = nextChunk(pending, change);
+    try {
+      await transact(writes);
+      pending = pending.slice(taken);
+      attempt = 1;
+    } catch (error) {
+      if (!(error instanceof ConcurrentChangeError) || !(await budget.pause(attempt++))) throw error;
+      const chunk = pending.slice(0, taken);
+      const fresh = await readAll(
+        caller.orgId,
+        chunk.map((conversation) => conversation.id),
+      );
+      // Deleted meanwhile: nothing left to do for those.
+      pending = [
+        ...chunk.flatMap((conversation) => fresh.get(conversation.id) ?? []),
+        ...pending.slice(taken),
+      ];
     }
   }
   return ids.length;
@@ -124,6 +153,7 @@ export const bulkClose = route({
           eventWrite(caller.orgId, 'conversation.updated', api),
           eventWrite(caller.orgId, 'conversation.closed', api),
         ],
+        increments: stats.conversationClosed(next),
       };
     });
     return ok({ success: true, closed });
@@ -167,6 +197,10 @@ export const bulkDelete = route({
           }),
           auditWrite(caller.orgId, current.id, 'DELETION', { type: 'conversation.deleted', actor }),
         ],
+        // Surveys of deleted conversations do not count in CSAT any more.
+        increments: current.activeSurvey
+          ? stats.surveyCounted(caller.orgId, current.id, current.activeSurvey, -1)
+          : [],
       };
     });
     return ok({ success: true, deleted });

@@ -579,6 +579,8 @@ const tagDescriptions: Record<string, string> = {
     'Organization-defined fields of conversations and visitors, with localized labels and options',
   Provisioning: 'Platform administration: organizations, API keys, operators and sessions',
   Service: 'Health and the service’s own documents',
+  Surveys: 'Survey (CSAT) responses of visitors about their conversations',
+  Analytics: 'Figures from daily aggregates kept as the data is written: CSAT and the analytics export',
 };
 
 /** The OpenAPI 3.1 document, built from the same route objects and schemas that serve requests. */

@@ -56,8 +56,8 @@ export interface RouteDefinition<
     status: number;
     schema: R;
     description: string;
-    /** Defaults to JSON; the reference page answers HTML, its assets scripts or stylesheets. */
-    contentType?: 'application/json' | 'text/html' | readonly ('text/javascript' | 'text/css')[];
+    /** Defaults to JSON; the reference page answers HTML, its assets scripts or stylesheets, exports CSV. */
+    contentType?: 'application/json' | 'text/html' | 'text/csv' | readonly ('text/javascript' | 'text/css')[];
   };
   /**
    * The resource carries a `version`: answers send it as `ETag` (`read`), and a `write` also honours
