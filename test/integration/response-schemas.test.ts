@@ -74,6 +74,10 @@ beforeAll(async () => {
     token: tenant.apiKey,
     body: fieldBody('doomed'),
   });
+  const doomedSurvey = await call<{ id: string }>('POST', '/api/surveys', {
+    token: visitor.token,
+    body: { conversationId: disposable.body.id, score: 2 },
+  });
   const admin = platformToken();
   const orgPath = `/api/admin/organizations/${tenant.orgId}`;
   const key = await call<{ id: string }>('POST', `${orgPath}/api-keys`, {
@@ -259,6 +263,21 @@ beforeAll(async () => {
       'GET /api/conversations/{id}/messages/{messageId}/revisions',
       { token: tenant.apiKey, path: `${messagePath}/revisions` },
     ],
+    [
+      'GET /api/surveys',
+      { token: tenant.apiKey, path: `/api/surveys?conversationId=${conversation.body.id}&limit=5` },
+    ],
+    [
+      'POST /api/surveys',
+      {
+        token: visitor.token,
+        path: '/api/surveys',
+        body: { conversationId: conversation.body.id, score: 5, comment: 'Great help' },
+      },
+    ],
+    ['DELETE /api/surveys/{id}', { token: tenant.apiKey, path: `/api/surveys/${doomedSurvey.body.id}` }],
+    ['GET /api/analytics/csat', { token: tenant.operatorSession, path: '/api/analytics/csat?period=90d' }],
+    ['GET /api/export/analytics', { token: tenant.apiKey, path: '/api/export/analytics?format=csv' }],
   ]);
 });
 

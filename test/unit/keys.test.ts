@@ -22,6 +22,10 @@ function partitionKeysOf(orgId: string): string[] {
     keys.customField(orgId, id),
     keys.customFieldName(orgId, 'orderNumber'),
     keys.customFieldTotals(orgId),
+    keys.statsShard(orgId, '2026-11-21', 7),
+    keys.statsOperatorDay(orgId, '2026-11-21', id),
+    keys.survey(orgId, id, uuidv7()),
+    keys.surveyLocator(orgId, id),
   ];
   const indexes = keys.conversationIndexes({
     orgId,
@@ -64,7 +68,7 @@ describe('keys', () => {
     const partitionKeys = partitionKeysOf(orgId);
 
     // Assess
-    expect(partitionKeys).toHaveLength(21);
+    expect(partitionKeys).toHaveLength(25);
     for (const pk of partitionKeys) {
       expect(pk === `ORG#${orgId}` || pk.startsWith(`ORG#${orgId}#`), pk).toBe(true);
     }
