@@ -1,6 +1,7 @@
 import type { LocalStack } from '../../infra/local/stack';
 import { conversationScenarios } from './conversation-scenarios';
 import { customFieldScenarios } from './custom-field-scenarios';
+import { statsScenarios } from './stats-scenarios';
 import { webhookScenarios } from './webhook-scenarios';
 
 /** Why a request touched DynamoDB, by the code that sent the command. */
@@ -495,6 +496,10 @@ export async function measureRoundTrips(
   );
   log('creating custom-field fixtures…');
   scenarios.push(...(await customFieldScenarios({ demo, platform, orgPath, request: expectOk })));
+  log('creating survey fixtures and 90 days of aggregates…');
+  scenarios.push(
+    ...(await statsScenarios({ demo, platform, orgPath, request: expectOk, nowMs: clock.nowMs })),
+  );
   log('creating webhook fixtures (failed deliveries to retry: test events to a port where nothing listens)…');
   scenarios.push(
     ...(await webhookScenarios({
