@@ -463,6 +463,45 @@ describe('GET /api/export/analytics', () => {
   });
 });
 
+describe('counters under concurrent writers', () => {
+  it('count every message when many conversations are written at once (8 shards a day, conflicts retried)', async () => {
+    pinAt(0, 450);
+    const owner = await createTenant();
+    const visitors = await Promise.all(Array.from({ length: 48 }, () => createVisitor(owner.widgetKey)));
+    const started = await Promise.all(
+      visitors.map(async (visitor) => ({
+        token: visitor.token,
+        id: ok(
+          await call<{ id: string }>('POST', '/api/conversations', {
+            token: visitor.token,
+            body: { message: 'First' },
+          }),
+          201,
+          'start',
+        ).id,
+      })),
+    );
+
+    // One message per conversation, all at once: they meet only on the day's counter shards.
+    const posted = await Promise.all(
+      started.map(({ token, id }) =>
+        call('POST', `/api/conversations/${id}/messages`, { token, body: { content: 'Still there?' } }),
+      ),
+    );
+
+    expect(posted.map((response) => response.status).filter((status) => status !== 201)).toEqual([]);
+    const csv = await call('GET', `/api/export/analytics?date_from=${today}&date_to=${today}`, {
+      token: owner.apiKey,
+    });
+    const figures = Object.fromEntries(
+      parseCsv(csv.text)
+        .slice(1, 17)
+        .map(([metric, value]) => [metric, value]),
+    );
+    expect(figures).toMatchObject({ conversations_created: '48', messages_from_visitors: '96' });
+  });
+});
+
 describe('counters through bulk writes of many conversations', () => {
   it('bulk close of 40 conversations (two transactions) counts 40 closures', async () => {
     pinAt(0, 400);
