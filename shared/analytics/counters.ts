@@ -92,6 +92,9 @@ export function sumTotals(all: Iterable<DayTotals>): DayTotals {
   return total;
 }
 
+/** Where the open last bucket starts: the largest bound. */
+const OPEN_BUCKET_FLOOR_MS: number = FRT_BUCKET_BOUNDS_MS[12];
+
 /**
  * The median first response time from the histogram: the upper bound of the bucket that holds the
  * middle response (the lower one of the two middles for an even count), so the true median is at
@@ -109,9 +112,6 @@ export function medianFromBuckets(buckets: readonly number[]): number | null {
   }
   return OPEN_BUCKET_FLOOR_MS;
 }
-
-/** Where the open last bucket starts: the largest bound. */
-const OPEN_BUCKET_FLOOR_MS: number = FRT_BUCKET_BOUNDS_MS[12];
 
 export const meanOf = (sum: number, count: number): number | null => (count > 0 ? sum / count : null);
 

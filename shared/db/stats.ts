@@ -56,7 +56,7 @@ function dayCounters(
     key: keys.statsShard(orgId, day, shardOf(conversationId)),
     add,
     fields: { entity: 'stats', day },
-    group: `DAY#${day}`,
+    group: `${orgId}#DAY#${day}`,
   };
 }
 
