@@ -1,5 +1,6 @@
 import type { AnyRoute } from '../shared/http/route';
 import { adminRoutes } from './admin/routes';
+import { analyticsRoutes } from './analytics/routes';
 import { chatbotRoutes } from './chatbot/routes';
 import { conversationRoutes } from './conversations/routes';
 import { customFieldRoutes } from './custom-fields/routes';
@@ -77,6 +78,11 @@ export function routeTable(): readonly RouteGroup[] {
       name: 'discord',
       description: 'Discord notification channels (looked up through Discord at creation)',
       routes: discordRoutes,
+    },
+    {
+      name: 'analytics',
+      description: 'survey (CSAT) responses, CSAT analytics and the analytics export, from daily aggregates',
+      routes: analyticsRoutes,
     },
   ];
   return table;

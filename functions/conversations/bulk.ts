@@ -7,7 +7,9 @@ import { batchGet } from '../../shared/db/batch';
 import { tableName } from '../../shared/db/client';
 import { conversationItem, storedConversationOf, toConversation } from '../../shared/db/conversations';
 import { eventWrite } from '../../shared/db/events';
+import { type Increment, incrementWrites } from '../../shared/db/increments';
 import { keys } from '../../shared/db/keys';
+import { stats } from '../../shared/db/stats';
 import { teamLoadWrites } from '../../shared/db/team-load';
 import { ConcurrentChangeError, RetryBudget, transact, type Write } from '../../shared/db/transaction';
 import { NotFoundError } from '../../shared/errors';
@@ -17,10 +19,12 @@ import { bulkConversationsBody } from '../../shared/schemas/conversation';
 import { ids } from '../../shared/schemas/examples';
 import * as z from '../../shared/schemas/zod';
 
-/** Conversations per transaction: each takes its own write plus its events. */
-const PER_TRANSACTION = 33;
-/** TransactWriteItems' ceiling. */
+/** TransactWriteItems takes at most 100 actions. */
 const MAX_ACTIONS = 100;
+
+type Change = (
+  current: StoredConversation,
+) => { next: StoredConversation; writes: Write[]; increments?: Increment[] } | undefined;
 
 async function readAll(orgId: string, ids: readonly string[]): Promise<Map<string, StoredConversation>> {
   const items = await batchGet(
@@ -34,47 +38,55 @@ async function readAll(orgId: string, ids: readonly string[]): Promise<Map<strin
   return found;
 }
 
-type Change = (current: StoredConversation) => { next: StoredConversation; writes: Write[] } | undefined;
-
-/** The actions of one transaction over `chunk`: each conversation's Put and writes, then the teams' counts. */
-function chunkWrites(orgId: string, chunk: readonly StoredConversation[], change: Change): Write[] {
-  const changes: { before: StoredConversation; after: StoredConversation }[] = [];
-  const writes = chunk.flatMap((current) => {
-    const changed = change(current);
-    if (!changed) return [];
-    changes.push({ before: current, after: changed.next });
-    const conversationWrite: Write = {
-      action: {
-        Put: {
-          TableName: tableName,
-          Item: conversationItem({ ...changed.next, rev: current.rev + 1 }),
-          ConditionExpression: 'rev = :rev',
-          ExpressionAttributeValues: { ':rev': current.rev },
-        },
-      },
-    };
-    return [conversationWrite, ...changed.writes];
-  });
-  return [...writes, ...teamLoadWrites(orgId, changes)];
-}
-
 /**
- * The longest head of `chunk` whose actions fit one transaction (one count per distinct team
- * joins the conversations' own actions, so many teams make a chunk shorter).
+ * The next transaction: the longest run of `pending` whose actions fit in one (each changed
+ * conversation's Put on `rev` and its events, then the chunk's counters merged per item, and one
+ * open-conversation count per distinct team: a close chunk without teams is 33 × 3 + 1 = 100
+ * actions; many teams, or deletions of conversations with surveys, take fewer per chunk).
  */
-function fitted(orgId: string, chunk: readonly StoredConversation[], change: Change) {
-  for (let size = chunk.length; size > 1; size--) {
-    const writes = chunkWrites(orgId, chunk.slice(0, size), change);
-    if (writes.length <= MAX_ACTIONS) return { size, writes };
+function nextChunk(
+  orgId: string,
+  pending: readonly StoredConversation[],
+  change: Change,
+): { writes: Write[]; taken: number } {
+  const own: Write[] = [];
+  const moved: { before: StoredConversation; after: StoredConversation }[] = [];
+  let increments: Increment[] = [];
+  let taken = 0;
+  for (const current of pending) {
+    const changed = change(current);
+    const writes: Write[] = changed
+      ? [
+          {
+            action: {
+              Put: {
+                TableName: tableName,
+                Item: conversationItem({ ...changed.next, rev: current.rev + 1 }),
+                ConditionExpression: 'rev = :rev',
+                ExpressionAttributeValues: { ':rev': current.rev },
+              },
+            },
+          },
+          ...changed.writes,
+        ]
+      : [];
+    const withThese = [...increments, ...(changed?.increments ?? [])];
+    const withMoved = changed ? [...moved, { before: current, after: changed.next }] : moved;
+    const counters = incrementWrites(withThese).length + teamLoadWrites(orgId, withMoved).length;
+    if (taken > 0 && own.length + writes.length + counters > MAX_ACTIONS) break;
+    own.push(...writes);
+    increments = withThese;
+    if (changed) moved.push({ before: current, after: changed.next });
+    taken++;
   }
-  return { size: Math.min(1, chunk.length), writes: chunkWrites(orgId, chunk.slice(0, 1), change) };
+  return { writes: [...own, ...incrementWrites(increments), ...teamLoadWrites(orgId, moved)], taken };
 }
 
 /**
  * Applies one change to every listed conversation. Every id is checked first, in one read: if any
  * is not a live conversation of the organization the call changes nothing (404 naming them). The
- * changes then commit in transactions of up to 33 conversations, each conditioned on the state read,
- * and a chunk that lost a race is read and applied again; repeating the call converges.
+ * changes then commit in transactions of up to 100 actions, each conditioned on the state read, and
+ * a chunk that lost a race is read and applied again; repeating the call converges.
  */
 async function applyToAll(
   caller: OrgCaller,
@@ -87,30 +99,26 @@ async function applyToAll(
   if (missing.length)
     throw new NotFoundError('Some conversations do not exist in this organization', { ids: missing });
   const budget = new RetryBudget();
-  let start = 0;
-  while (start < ids.length) {
-    const slice = ids.slice(start, start + PER_TRANSACTION);
-    let chunk = slice.map((id) => found.get(id) as StoredConversation);
-    for (let attempt = 1; ; attempt++) {
-      const { size, writes } = fitted(caller.orgId, chunk, change);
-      try {
-        await transact(writes);
-        // Done up to the last conversation committed (those deleted meanwhile before it included).
-        const last = chunk[size - 1];
-        start = size === chunk.length || !last ? start + slice.length : ids.indexOf(last.id) + 1;
-        break;
-      } catch (error) {
-        if (!(error instanceof ConcurrentChangeError) || !(await budget.pause(attempt))) throw error;
-        const fresh = await readAll(
-          caller.orgId,
-          chunk.map((conversation) => conversation.id),
-        );
-        // Deleted meanwhile: nothing left to do for those.
-        chunk = chunk.flatMap((conversation) => {
-          const latest = fresh.get(conversation.id);
-          return latest ? [latest] : [];
-        });
-      }
+  let pending = ids.map((id) => found.get(id) as StoredConversation);
+  let attempt = 1;
+  while (pending.length > 0) {
+    const { writes, taken } = nextChunk(caller.orgId, pending, change);
+    try {
+      await transact(writes);
+      pending = pending.slice(taken);
+      attempt = 1;
+    } catch (error) {
+      if (!(error instanceof ConcurrentChangeError) || !(await budget.pause(attempt++))) throw error;
+      const chunk = pending.slice(0, taken);
+      const fresh = await readAll(
+        caller.orgId,
+        chunk.map((conversation) => conversation.id),
+      );
+      // Deleted meanwhile: nothing left to do for those.
+      pending = [
+        ...chunk.flatMap((conversation) => fresh.get(conversation.id) ?? []),
+        ...pending.slice(taken),
+      ];
     }
   }
   return ids.length;
@@ -152,6 +160,7 @@ export const bulkClose = route({
           eventWrite(caller.orgId, 'conversation.updated', api),
           eventWrite(caller.orgId, 'conversation.closed', api),
         ],
+        increments: stats.conversationClosed(next),
       };
     });
     return ok({ success: true, closed });
@@ -195,6 +204,10 @@ export const bulkDelete = route({
           }),
           auditWrite(caller.orgId, current.id, 'DELETION', { type: 'conversation.deleted', actor }),
         ],
+        // Surveys of deleted conversations do not count in CSAT any more.
+        increments: current.activeSurvey
+          ? stats.surveyCounted(caller.orgId, current.id, current.activeSurvey, -1)
+          : [],
       };
     });
     return ok({ success: true, deleted });

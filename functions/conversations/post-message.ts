@@ -3,8 +3,10 @@ import { clock } from '../../shared/clock';
 import { withMessage } from '../../shared/conversations/state';
 import { tableName } from '../../shared/db/client';
 import { conversations } from '../../shared/db/conversations';
+import { incrementWrites } from '../../shared/db/increments';
 import { keys } from '../../shared/db/keys';
 import { newMessage, putMessage } from '../../shared/db/messages';
+import { stats } from '../../shared/db/stats';
 import { mustExist } from '../../shared/db/transaction';
 import { ValidationError } from '../../shared/errors';
 import { created, route } from '../../shared/http/route';
@@ -91,9 +93,14 @@ export const postMessage = route({
             ),
           ),
         ];
+        const next = withMessage(current, draft);
         return {
-          next: withMessage(current, draft),
-          writes: [...putMessage(draft), ...checks],
+          next,
+          writes: [
+            ...putMessage(draft),
+            ...checks,
+            ...incrementWrites(stats.messagePosted(current, next, draft)),
+          ],
           result: draft,
         };
       },

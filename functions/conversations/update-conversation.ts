@@ -8,7 +8,9 @@ import { assignmentEntry, auditWrite } from '../../shared/db/audit';
 import { tableName } from '../../shared/db/client';
 import { conversations, toConversation } from '../../shared/db/conversations';
 import { eventWrite } from '../../shared/db/events';
+import { incrementWrites } from '../../shared/db/increments';
 import { keys } from '../../shared/db/keys';
+import { stats } from '../../shared/db/stats';
 import { mustExist, type Write } from '../../shared/db/transaction';
 import { ValidationError } from '../../shared/errors';
 import { etagOf, ifMatchVersion } from '../../shared/http/if-match';
@@ -109,7 +111,10 @@ export function changeWrites(
       eventWrite(orgId, 'conversation.assigned', api),
     );
   if (after.status === 'closed' && before.status !== 'closed')
-    writes.push(eventWrite(orgId, 'conversation.closed', api));
+    writes.push(
+      eventWrite(orgId, 'conversation.closed', api),
+      ...incrementWrites(stats.conversationClosed(after)),
+    );
   return writes;
 }
 

@@ -21,6 +21,21 @@ export interface StoredConversation extends Conversation {
   firstVisitorMessageAt: string | null;
   deletedAt: string | null;
   locale: LocaleSetting | null;
+  /** The survey response that counts in CSAT (its visitor's, at most one); null when none. */
+  activeSurvey: ActiveSurvey | null;
+}
+
+/**
+ * What a counted survey response added to the daily aggregates, kept on the conversation so a
+ * deletion of either (written on `rev`, like every conversation change) subtracts exactly that.
+ */
+export interface ActiveSurvey {
+  surveyId: string;
+  score: number;
+  /** The UTC day it counts on. */
+  day: string;
+  /** The conversation's operator when it was given, credited in `byOperator`. */
+  operatorId: string | null;
 }
 
 export function preview(message: Message): MessagePreview {

@@ -15,9 +15,11 @@ import { assignmentEntry, auditWrite } from './audit';
 import { db, tableName } from './client';
 import { listConversations } from './conversation-listing';
 import { eventItem } from './events';
+import { incrementWrites } from './increments';
 import { keys } from './keys';
 import { newMessage, putMessage } from './messages';
 import { pickShape, project } from './project';
+import { stats } from './stats';
 import { teamLoadWrites } from './team-load';
 import { ConcurrentChangeError, RetryBudget, transact, type Write } from './transaction';
 
@@ -38,6 +40,7 @@ const storedShape = {
   firstVisitorMessageAt: true,
   deletedAt: true,
   locale: true,
+  activeSurvey: true,
 };
 
 export function storedConversationOf(item: Record<string, unknown>): StoredConversation {
@@ -46,6 +49,7 @@ export function storedConversationOf(item: Record<string, unknown>): StoredConve
   stored.firstVisitorMessageAt ??= null;
   stored.deletedAt ??= null;
   stored.locale ??= null;
+  stored.activeSurvey ??= null;
   return stored;
 }
 
@@ -140,7 +144,9 @@ export const conversations = {
       firstVisitorMessageAt: null,
       deletedAt: null,
       locale: null,
+      activeSurvey: null,
     };
+    const opened = conversation;
     let first: Message | undefined;
     if (input.message !== undefined) {
       first = newMessage({
@@ -168,6 +174,7 @@ export const conversations = {
       { action: { Put: { TableName: tableName, Item: eventItem(orgId, 'conversation.created', api) } } },
     ];
     if (first) writes.push(...putMessage(first));
+    writes.push(...incrementWrites(stats.conversationStarted(conversation, opened, first)));
     if (author.kind === 'operator') {
       // An operator who starts a conversation is assigned to it: the history says so from the start.
       const actor = { type: 'operator' as const, id: author.operatorId };

@@ -237,6 +237,34 @@ export const keys = {
   teamsPartition: (orgId: string) => `${org(orgId)}#TEAMS`,
   teamPrefix: 'TEAM#',
 
+  /**
+   * An organization's daily aggregates (UTC days). A day's organization counters are split over
+   * `STATS_SHARDS` items chosen by conversation (writers of different conversations rarely meet on
+   * one item; reads sum the shards); per-operator CSAT counters have one item per operator and day.
+   */
+  statsPartition: (orgId: string) => `${org(orgId)}#STATS`,
+  statsShard: (orgId: string, day: string, shard: number): Key => ({
+    pk: `${org(orgId)}#STATS`,
+    sk: `DAY#${day}#S#${shard}`,
+  }),
+  statsDayPrefix: 'DAY#',
+  statsOperatorDay: (orgId: string, day: string, operatorId: string): Key => ({
+    pk: `${org(orgId)}#STATS`,
+    sk: `OPERATOR_DAY#${day}#${operatorId}`,
+  }),
+  statsOperatorDayPrefix: 'OPERATOR_DAY#',
+
+  /** A survey response lives with its conversation (listed by it); the locator finds it by id. */
+  survey: (orgId: string, conversationId: string, surveyId: string): Key => ({
+    pk: `${org(orgId)}#CONV#${conversationId}`,
+    sk: `SURVEY#${surveyId}`,
+  }),
+  surveyPrefix: 'SURVEY#',
+  surveyLocator: (orgId: string, surveyId: string): Key => ({
+    pk: `${org(orgId)}#SURVEY#${surveyId}`,
+    sk: 'SURVEY',
+  }),
+
   idempotency: (orgId: string, idempotencyKey: string): Key => ({
     pk: `${org(orgId)}#IDEMPOTENCY#${idempotencyKey}`,
     sk: 'IDEMPOTENCY',

@@ -61,6 +61,23 @@ function clearSnoozeReasons(items: Item[]): Promise<number> {
   );
 }
 
+/** Clears the free-text comment of survey responses; score and state stay (already out of CSAT). */
+function clearSurveyComments(items: Item[]): Promise<number> {
+  return updateEach(items, (item) =>
+    db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: { pk: item.pk, sk: item.sk },
+        // `comment` is a DynamoDB reserved word: named, so the phase projects keys only.
+        UpdateExpression: 'SET #comment = :null',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#comment': 'comment' },
+        ExpressionAttributeValues: { ':null': null },
+      }),
+    ),
+  );
+}
+
 /**
  * The items of a conversation's partition that hold its text, one sort-key prefix each, in the
  * order the purge visits them. What is not listed here keeps no text: assignment, note-deletion and
@@ -71,6 +88,7 @@ const phases: readonly { prefix: string; projection: string; apply: (items: Item
   { prefix: keys.revisionsPrefix, projection: 'pk, sk', apply: deleteAll },
   { prefix: keys.notePrefix, projection: 'pk, sk', apply: deleteAll },
   { prefix: keys.conversationAuditPrefix('SNOOZE'), projection: 'pk, sk, reason', apply: clearSnoozeReasons },
+  { prefix: keys.surveyPrefix, projection: 'pk, sk', apply: clearSurveyComments },
 ];
 
 /** The soft-deleted conversation without its texts (title, preview, AI summary, follow-up note). */
@@ -116,7 +134,7 @@ async function clearConversationText(orgId: string, conversationId: string): Pro
 /**
  * One step of the purge of a deleted conversation, starting after the sort key `after` (none: the
  * beginning). In turn: messages are marked deleted (content cleared, out of the unread index),
- * revisions and notes deleted, snooze reasons cleared, a page of at most 100 keys per step, one
+ * revisions and notes deleted, snooze reasons and survey comments cleared, a page of at most 100 keys per step, one
  * Query by sort-key prefix each; the conversation item loses its texts last. Returns where the next
  * step starts: the last key handled, the next prefix when a kind is done, `CONVERSATION` for the
  * last step, or undefined when the purge is complete. Every step is idempotent (marked messages and

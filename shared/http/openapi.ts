@@ -638,6 +638,8 @@ const tagDescriptions: Record<string, string> = {
   'Operator teams': 'Teams of operators that conversations are routed to, by priority, and their members',
   Operators: 'The organization’s operators: the ids API keys name as `operatorId`',
   Exports: 'Conversation exports (streamed CSV or JSON), transcripts (CSV, PDF jobs, e-mail) and export jobs',
+  Surveys: 'Survey (CSAT) responses of visitors about their conversations',
+  Analytics: 'Figures from daily aggregates kept as the data is written: CSAT and the analytics export',
 };
 
 /** The OpenAPI 3.1 document, built from the same route objects and schemas that serve requests. */

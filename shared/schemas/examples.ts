@@ -4,6 +4,7 @@ import type { DomainEventType } from './events';
 import type { Message } from './message';
 import type { Note } from './note';
 import type { Operator, Organization } from './organization';
+import type { CsatReport, Survey } from './survey';
 import type { OperatorTeam, OperatorWithTeams } from './team';
 import type { Visitor } from './visitor';
 import type { Delivery, Webhook } from './webhook';
@@ -432,3 +433,47 @@ export const newTeamExample: OperatorTeam = {
 };
 
 export const operatorWithTeamsExample: OperatorWithTeams = { ...operatorExample, teamIds: [ids.team] };
+
+/** Ada rates Grace's help after the conversation closed. */
+export const surveyExample: Survey = {
+  id: '019a7c21-3c00-7d11-9e22-7f33a44b5515',
+  orgId: ids.organization,
+  conversationId: ids.conversation,
+  visitorId: ids.visitor,
+  operatorId: ids.operator,
+  score: 5,
+  comment: 'Quick and friendly, thank you!',
+  isActive: true,
+  createdAt: '2026-11-21T10:20:00.000Z',
+  updatedAt: '2026-11-21T10:20:00.000Z',
+  deactivatedAt: null,
+};
+
+/** A week of CSAT: three responses, two of them credited to Grace. */
+export const csatExample: CsatReport = {
+  period: '7d',
+  averageScore: 4.333333333333333,
+  totalResponses: 3,
+  responseRate: 0.75,
+  distribution: { '1': 0, '2': 0, '3': 1, '4': 0, '5': 2 },
+  byOperator: [{ operatorId: ids.operator, averageScore: 5, responses: 2 }],
+  daily: [
+    { date: '2026-11-15', averageScore: null, responses: 0 },
+    { date: '2026-11-16', averageScore: 3, responses: 1 },
+    { date: '2026-11-17', averageScore: null, responses: 0 },
+    { date: '2026-11-18', averageScore: null, responses: 0 },
+    { date: '2026-11-19', averageScore: null, responses: 0 },
+    { date: '2026-11-20', averageScore: 5, responses: 1 },
+    { date: '2026-11-21', averageScore: 5, responses: 1 },
+  ],
+};
+
+/** The first lines of an analytics export (the whole window, then each day). */
+export const analyticsCsvExample = [
+  'metric,value,period_start,period_end',
+  'conversations_created,42,2026-10-23T00:00:00.000Z,2026-11-22T00:00:00.000Z',
+  'conversations_closed,38,2026-10-23T00:00:00.000Z,2026-11-22T00:00:00.000Z',
+  'messages_total,512,2026-10-23T00:00:00.000Z,2026-11-22T00:00:00.000Z',
+  'first_response_time_median_ms,120000,2026-10-23T00:00:00.000Z,2026-11-22T00:00:00.000Z',
+  '',
+].join('\r\n');

@@ -5,6 +5,7 @@ import { customFieldScenarios } from './custom-field-scenarios';
 import { exportScenarios } from './export-scenarios';
 import { kbScenarios } from './kb-scenarios';
 import { platformScenarios } from './platform-scenarios';
+import { statsScenarios } from './stats-scenarios';
 import { teamScenarios } from './team-scenarios';
 import { webhookScenarios } from './webhook-scenarios';
 
@@ -488,6 +489,10 @@ export async function measureRoundTrips(
   scenarios.push(...(await kbScenarios({ demo, platform, orgPath, request: expectOk })));
   log('creating export fixtures (a PDF job)…');
   scenarios.push(...(await exportScenarios({ demo, platform, orgPath, conversationId, request: expectOk })));
+  log('creating survey fixtures and 90 days of aggregates…');
+  scenarios.push(
+    ...(await statsScenarios({ demo, platform, orgPath, request: expectOk, nowMs: clock.nowMs })),
+  );
   log('creating webhook fixtures (failed deliveries to retry: test events to a port where nothing listens)…');
   scenarios.push(
     ...(await webhookScenarios({

@@ -23,6 +23,7 @@ type Expected = { status: number } | { failures: number };
 
 const expected: Record<string, Expected> = {
   'events/apigw/admin-create-organization.json': { status: 201 },
+  'events/apigw/analytics-csat.json': { status: 200 },
   'events/apigw/conversations-create.json': { status: 201 },
   'events/apigw/conversations-get.json': { status: 200 },
   'events/apigw/conversations-list.json': { status: 200 },

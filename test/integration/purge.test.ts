@@ -70,7 +70,7 @@ async function ok<T>(response: Promise<{ status: number; body: T; text: string }
 
 /**
  * A conversation whose every kind of text carries `marker`: messages (one edited twice, so it has
- * revisions), a note, a snooze reason and a follow-up note. Its title defaults to the first message.
+ * revisions), a note, a snooze reason, a follow-up note and a survey comment. Its title defaults to the first message.
  */
 async function conversationFullOfText(marker: string): Promise<{ id: string; editedId: string }> {
   const created = await ok(
@@ -121,6 +121,13 @@ async function conversationFullOfText(marker: string): Promise<{ id: string; edi
       body: { remindAt: later, note: `${marker} call them back` },
     }),
   );
+  await ok(
+    call('POST', '/api/surveys', {
+      token: visitorToken,
+      body: { conversationId: created.id, score: 2, comment: `${marker} the courier was rude` },
+    }),
+    201,
+  );
   return { id: created.id, editedId };
 }
 
@@ -164,7 +171,9 @@ describe('the purge of a deleted conversation', () => {
     const audit = after.filter((item) => kindOf(item) === 'AUDIT');
     expect(audit.map((item) => item.type).sort()).toEqual(['conversation.deleted', 'snoozed']);
     expect(audit.find((item) => item.type === 'snoozed')?.reason).toBeNull();
-    expect([...new Set(after.map(kindOf))].sort()).toEqual(['AUDIT', 'CONVERSATION', 'MSG']);
+    // The survey response stays (its score left CSAT with the deletion), without its comment.
+    expect(after.filter((item) => kindOf(item) === 'SURVEY')).toMatchObject([{ score: 2, comment: null }]);
+    expect([...new Set(after.map(kindOf))].sort()).toEqual(['AUDIT', 'CONVERSATION', 'MSG', 'SURVEY']);
   });
 
   it('resumes from every hand-over and after a crash, and a repeated run changes nothing', async () => {
@@ -249,16 +258,19 @@ describe('the purge of a deleted conversation', () => {
         else break;
       }
       expect(failures).toBe(1);
-      // Messages first, then revisions (two pages at least), notes, snooze reasons, the conversation.
+      // Messages first, then revisions (two pages at least), notes, snooze reasons, survey comments,
+      // the conversation.
       const cursors = handedOver.map((body) => body.after ?? '');
       const phases = cursors.map(
         (after) =>
-          ['MSG#', 'REV#', 'NOTE#', 'AUDIT#SNOOZE#'].find((prefix) => after.startsWith(prefix)) ?? after,
+          ['MSG#', 'REV#', 'NOTE#', 'AUDIT#SNOOZE#', 'SURVEY#'].find((prefix) => after.startsWith(prefix)) ??
+          after,
       );
       expect(phases.filter((phase, i) => phase !== phases[i - 1])).toEqual([
         'REV#',
         'NOTE#',
         'AUDIT#SNOOZE#',
+        'SURVEY#',
         'CONVERSATION',
       ]);
       expect(phases.filter((phase) => phase === 'REV#').length).toBeGreaterThan(1);
@@ -268,7 +280,7 @@ describe('the purge of a deleted conversation', () => {
 
       const purged = await partition(id);
       expect(holdsText(purged, marker)).toBe(false);
-      expect([...new Set(purged.map(kindOf))].sort()).toEqual(['AUDIT', 'CONVERSATION', 'MSG']);
+      expect([...new Set(purged.map(kindOf))].sort()).toEqual(['AUDIT', 'CONVERSATION', 'MSG', 'SURVEY']);
       expect(purged.find((item) => item.sk === keys.message(tenant.orgId, id, editedId).sk)).toMatchObject({
         content: '',
       });

@@ -115,6 +115,10 @@ beforeAll(async () => {
     if (job.body.status === 'completed' || job.body.status === 'failed') break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  const doomedSurvey = await call<{ id: string }>('POST', '/api/surveys', {
+    token: visitor.token,
+    body: { conversationId: disposable.body.id, score: 2 },
+  });
   const admin = platformToken();
   const orgPath = `/api/admin/organizations/${tenant.orgId}`;
   const key = await call<{ id: string }>('POST', `${orgPath}/api-keys`, {
@@ -454,6 +458,21 @@ beforeAll(async () => {
       { token: admin, path: `/api/admin/ai-providers/${doomedProvider.body.id}` },
     ],
     ['POST /api/admin/ai-providers/{id}/test', { token: admin, path: `${providerPath}/test` }],
+    [
+      'GET /api/surveys',
+      { token: tenant.apiKey, path: `/api/surveys?conversationId=${conversation.body.id}&limit=5` },
+    ],
+    [
+      'POST /api/surveys',
+      {
+        token: visitor.token,
+        path: '/api/surveys',
+        body: { conversationId: conversation.body.id, score: 5, comment: 'Great help' },
+      },
+    ],
+    ['DELETE /api/surveys/{id}', { token: tenant.apiKey, path: `/api/surveys/${doomedSurvey.body.id}` }],
+    ['GET /api/analytics/csat', { token: tenant.operatorSession, path: '/api/analytics/csat?period=90d' }],
+    ['GET /api/export/analytics', { token: tenant.apiKey, path: '/api/export/analytics?format=csv' }],
   ]);
 });
 

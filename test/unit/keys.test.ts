@@ -25,6 +25,10 @@ function partitionKeysOf(orgId: string): string[] {
     keys.orgAudit(orgId, id),
     keys.discordChannel(orgId, '1187654321098765432'),
     keys.discordChannelTotals(orgId),
+    keys.statsShard(orgId, '2026-11-21', 7),
+    keys.statsOperatorDay(orgId, '2026-11-21', id),
+    keys.survey(orgId, id, uuidv7()),
+    keys.surveyLocator(orgId, id),
   ];
   const indexes = keys.conversationIndexes({
     orgId,
@@ -67,7 +71,7 @@ describe('keys', () => {
     const partitionKeys = partitionKeysOf(orgId);
 
     // Assess
-    expect(partitionKeys).toHaveLength(24);
+    expect(partitionKeys).toHaveLength(28);
     for (const pk of partitionKeys) {
       expect(pk === `ORG#${orgId}` || pk.startsWith(`ORG#${orgId}#`), pk).toBe(true);
     }

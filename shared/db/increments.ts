@@ -1,0 +1,80 @@
+import { tableName } from './client';
+import type { Key } from './keys';
+import type { Write } from './transaction';
+
+/**
+ * Atomic counters moved inside the transaction of the write that moves them (ADD), never recounted
+ * and never from the stream (at least once: it would count some changes twice).
+ */
+export interface Increment {
+  key: Key;
+  /** Attribute → amount to ADD (negative subtracts); a zero is not written. */
+  add: Readonly<Record<string, number>>;
+  /** Attributes every write of the item sets to the same values (its `entity`, what it is about). */
+  fields?: Readonly<Record<string, string>>;
+  /**
+   * Items of one group are interchangeable (the shards of one day's counters, which reads sum): a
+   * transaction adds all of a group's increments to one of them, the first named, so a bulk chunk
+   * touching many conversations still costs one action per day.
+   */
+  group?: string;
+}
+
+const itemId = (key: Key) => `${key.pk}\u0000${key.sk}`;
+
+interface Merged {
+  key: Key;
+  add: Record<string, number>;
+  fields: Record<string, string>;
+}
+
+/**
+ * The Update actions for `increments`: one per item (DynamoDB refuses two actions on one item in a
+ * transaction), increments of one item or group summed, nothing for those that add up to zero.
+ */
+export function incrementWrites(increments: readonly Increment[]): Write[] {
+  const groupTargets = new Map<string, Key>();
+  const merged = new Map<string, Merged>();
+  for (const increment of increments) {
+    let key = increment.key;
+    if (increment.group !== undefined) {
+      const target = groupTargets.get(increment.group);
+      if (target) key = target;
+      else groupTargets.set(increment.group, key);
+    }
+    const id = itemId(key);
+    let entry = merged.get(id);
+    if (!entry) {
+      entry = { key, add: {}, fields: {} };
+      merged.set(id, entry);
+    }
+    Object.assign(entry.fields, increment.fields);
+    for (const [name, amount] of Object.entries(increment.add))
+      entry.add[name] = (entry.add[name] ?? 0) + amount;
+  }
+  return [...merged.values()].flatMap((entry): Write[] => {
+    const adds = Object.entries(entry.add).filter(([, amount]) => amount !== 0);
+    if (adds.length === 0) return [];
+    const sets = Object.entries(entry.fields);
+    const setClause = sets.length ? `SET ${sets.map((_, i) => `#s${i} = :s${i}`).join(', ')} ` : '';
+    return [
+      {
+        action: {
+          Update: {
+            TableName: tableName,
+            Key: entry.key,
+            UpdateExpression: `${setClause}ADD ${adds.map((_, i) => `#a${i} :a${i}`).join(', ')}`,
+            ExpressionAttributeNames: {
+              ...Object.fromEntries(sets.map(([name], i) => [`#s${i}`, name])),
+              ...Object.fromEntries(adds.map(([name], i) => [`#a${i}`, name])),
+            },
+            ExpressionAttributeValues: {
+              ...Object.fromEntries(sets.map(([, value], i) => [`:s${i}`, value])),
+              ...Object.fromEntries(adds.map(([, amount], i) => [`:a${i}`, amount])),
+            },
+          },
+        },
+      },
+    ];
+  });
+}

@@ -1,0 +1,236 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type DayTotals, emptyTotals, FRT_BUCKETS, frtBucketOf } from '../analytics/counters';
+import { addDays, dayOf } from '../analytics/days';
+import type { ActiveSurvey, StoredConversation } from '../conversations/state';
+import type { Message } from '../schemas/message';
+import { db, tableName } from './client';
+import type { Increment } from './increments';
+import { keys } from './keys';
+
+/**
+ * The organization's daily aggregates: what moves them (increments that go into the transaction of
+ * the write that moves them) and how they are read back (one Query per counter family over a day
+ * range, shards summed in memory). See docs/data-model.md, "Daily aggregates".
+ */
+
+/**
+ * How many items hold one day's organization counters. Every message of an organization moves
+ * today's counters, and two transactions on one item at once cancel each other (TransactionConflict):
+ * spread over 8 items chosen by conversation, writers of different conversations meet 8 times less
+ * often, while a 90-day read stays under 1 MB (≤ 720 items of ~0.5 KB).
+ */
+export const STATS_SHARDS = 8;
+
+/** FNV-1a of the conversation id: the same conversation always lands on the same shard. */
+export function shardOf(conversationId: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < conversationId.length; i++) {
+    hash ^= conversationId.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % STATS_SHARDS;
+}
+
+/** Attribute names of a shard item (short: the item is rewritten by most messages, in 1 KB units). */
+const attr = {
+  created: 'created',
+  closed: 'closed',
+  visitorMessages: 'msgVisitor',
+  operatorMessages: 'msgOperator',
+  firstResponses: 'frtCount',
+  firstResponseMsSum: 'frtSumMs',
+  csatResponses: 'csatCount',
+  csatScoreSum: 'csatSum',
+} as const;
+const bucketAttr = (bucket: number) => `frt${String(bucket).padStart(2, '0')}`;
+const scoreAttr = (score: number) => `csat${score}`;
+
+/** Increments of one day's organization counters, on the shard of `conversationId`. */
+function dayCounters(
+  orgId: string,
+  day: string,
+  conversationId: string,
+  add: Record<string, number>,
+): Increment {
+  return {
+    key: keys.statsShard(orgId, day, shardOf(conversationId)),
+    add,
+    fields: { entity: 'stats', day },
+    group: `${orgId}#DAY#${day}`,
+  };
+}
+
+function operatorCounters(
+  orgId: string,
+  day: string,
+  operatorId: string,
+  add: Record<string, number>,
+): Increment {
+  return {
+    key: keys.statsOperatorDay(orgId, day, operatorId),
+    add,
+    fields: { entity: 'stats', day, operatorId },
+  };
+}
+
+/** What a message adds: one message of its sender's kind, and the first response when it is one. */
+function messageCounters(before: StoredConversation, after: StoredConversation, message: Message) {
+  const add: Record<string, number> = {};
+  if (message.senderType === 'visitor') add[attr.visitorMessages] = 1;
+  if (message.senderType === 'operator') add[attr.operatorMessages] = 1;
+  if (before.firstResponseTimeMs === null && after.firstResponseTimeMs !== null) {
+    add[attr.firstResponses] = 1;
+    add[attr.firstResponseMsSum] = after.firstResponseTimeMs;
+    add[bucketAttr(frtBucketOf(after.firstResponseTimeMs))] = 1;
+  }
+  return add;
+}
+
+export const stats = {
+  /** A new conversation, and its first message if it has one: counted on its creation day. */
+  conversationStarted(
+    conversation: StoredConversation,
+    before: StoredConversation,
+    first: Message | undefined,
+  ): Increment[] {
+    const add = { [attr.created]: 1, ...(first ? messageCounters(before, conversation, first) : {}) };
+    return [dayCounters(conversation.organizationId, dayOf(conversation.createdAt), conversation.id, add)];
+  },
+
+  /** A message posted to `before`, which became `after`. */
+  messagePosted(before: StoredConversation, after: StoredConversation, message: Message): Increment[] {
+    return [
+      dayCounters(
+        after.organizationId,
+        dayOf(message.createdAt),
+        after.id,
+        messageCounters(before, after, message),
+      ),
+    ];
+  },
+
+  /** A move to `closed`, on the day of the change. */
+  conversationClosed(after: StoredConversation): Increment[] {
+    return [dayCounters(after.organizationId, dayOf(after.updatedAt), after.id, { [attr.closed]: 1 })];
+  },
+
+  /**
+   * A survey response counted (`sign` 1: created) or no longer counted (−1: deactivated, or its
+   * conversation deleted), always on the response's own day and operator.
+   */
+  surveyCounted(orgId: string, conversationId: string, survey: ActiveSurvey, sign: 1 | -1): Increment[] {
+    const increments = [
+      dayCounters(orgId, survey.day, conversationId, {
+        [attr.csatResponses]: sign,
+        [attr.csatScoreSum]: sign * survey.score,
+        [scoreAttr(survey.score)]: sign,
+      }),
+    ];
+    if (survey.operatorId)
+      increments.push(
+        operatorCounters(orgId, survey.day, survey.operatorId, {
+          [attr.csatResponses]: sign,
+          [attr.csatScoreSum]: sign * survey.score,
+        }),
+      );
+    return increments;
+  },
+
+  /** The organization's totals per day from `from` to `to` (both included): shards summed. */
+  async days(orgId: string, from: string, to: string): Promise<Map<string, DayTotals>> {
+    const items = await readRange(orgId, keys.statsDayPrefix, from, to);
+    const byDay = new Map<string, DayTotals>();
+    for (const item of items) {
+      const day = String(item.day);
+      let totals = byDay.get(day);
+      if (!totals) {
+        totals = emptyTotals();
+        byDay.set(day, totals);
+      }
+      addItem(totals, item);
+    }
+    return byDay;
+  },
+
+  /** Per operator, the CSAT responses and score sum of the days from `from` to `to`. */
+  async operators(
+    orgId: string,
+    from: string,
+    to: string,
+  ): Promise<Map<string, { responses: number; scoreSum: number }>> {
+    const items = await readRange(orgId, keys.statsOperatorDayPrefix, from, to);
+    const byOperator = new Map<string, { responses: number; scoreSum: number }>();
+    for (const item of items) {
+      const operatorId = String(item.operatorId);
+      const totals = byOperator.get(operatorId) ?? { responses: 0, scoreSum: 0 };
+      totals.responses += numberOf(item[attr.csatResponses]);
+      totals.scoreSum += numberOf(item[attr.csatScoreSum]);
+      byOperator.set(operatorId, totals);
+    }
+    return byOperator;
+  },
+};
+
+const numberOf = (value: unknown): number => (typeof value === 'number' ? value : 0);
+
+/** Adds one shard item's counters (absent attributes are zero). */
+function addItem(totals: DayTotals, item: Record<string, unknown>): void {
+  totals.conversationsCreated += numberOf(item[attr.created]);
+  totals.conversationsClosed += numberOf(item[attr.closed]);
+  totals.visitorMessages += numberOf(item[attr.visitorMessages]);
+  totals.operatorMessages += numberOf(item[attr.operatorMessages]);
+  totals.firstResponses += numberOf(item[attr.firstResponses]);
+  totals.firstResponseMsSum += numberOf(item[attr.firstResponseMsSum]);
+  for (let bucket = 0; bucket < FRT_BUCKETS; bucket++)
+    totals.firstResponseBuckets[bucket] =
+      (totals.firstResponseBuckets[bucket] ?? 0) + numberOf(item[bucketAttr(bucket)]);
+  totals.csatResponses += numberOf(item[attr.csatResponses]);
+  totals.csatScoreSum += numberOf(item[attr.csatScoreSum]);
+  for (let score = 1; score <= 5; score++)
+    totals.csatScores[score - 1] = (totals.csatScores[score - 1] ?? 0) + numberOf(item[scoreAttr(score)]);
+}
+
+/**
+ * Days per Query: 92 days of shards (≤ 736 items of ~0.5 KB) stay within one 1 MB page, and longer
+ * ranges are split into Queries sent together, so a read costs one round trip for any range the
+ * endpoints accept, in the common case.
+ */
+const DAYS_PER_QUERY = 92;
+
+/**
+ * Every item of the stats partition under `prefix` for the days `from`..`to`: one Query per 92 days,
+ * in parallel, each following its pages. Eventually consistent: aggregates a second old are fine for
+ * a dashboard, at half the read units.
+ */
+async function readRange(orgId: string, prefix: string, from: string, to: string) {
+  const segments: [string, string][] = [];
+  for (let start = from; start <= to; start = addDays(start, DAYS_PER_QUERY)) {
+    const end = addDays(start, DAYS_PER_QUERY - 1);
+    segments.push([start, end < to ? end : to]);
+  }
+  const pages = await Promise.all(
+    segments.map(async ([start, end]) => {
+      const items: Record<string, unknown>[] = [];
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await db.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+            ExpressionAttributeValues: {
+              ':pk': keys.statsPartition(orgId),
+              ':from': `${prefix}${start}`,
+              // '~' sorts after every character of the rest of the key: the whole last day.
+              ':to': `${prefix}${end}~`,
+            },
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        items.push(...(page.Items ?? []));
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+      return items;
+    }),
+  );
+  return pages.flat();
+}
