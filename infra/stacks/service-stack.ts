@@ -5,6 +5,7 @@ import {
   CfnParameter,
   Duration,
   Fn,
+  NestedStack,
   RemovalPolicy,
   Stack,
   type StackProps,
@@ -781,7 +782,6 @@ export class ServiceStack extends Stack {
     paging.push(
       ...this.queueAlarms(deadLetterQueues, thresholds.deadLetters, 'dead-letters'),
       ...this.queueAlarms(streamFailureQueues, thresholds.streamFailures, 'stream-failures'),
-      ...this.functionAlarms(functions),
       ...this.tableAlarms(table),
       [
         'WebhookFailureRate',
@@ -796,6 +796,13 @@ export class ServiceStack extends Stack {
       ],
     );
     const stackAlarms = paging.map(([alarmId, alarm]) => alarms.add(`${alarmId}Alarm`, alarm, this));
+    // Two or three alarms per function: a nested stack of their own keeps the main stack's count of
+    // resources (API methods above all) clear of CloudFormation's 500 as routes and workers are added.
+    const functionAlarms = new NestedStack(this, 'FunctionAlarms', {
+      description: 'errors, throttles and stream iterator-age alarms of every function',
+    });
+    for (const [alarmId, alarm] of this.functionAlarms(functions))
+      alarms.add(`${alarmId}Alarm`, alarm, functionAlarms);
     if (props.routeAlarms ?? true) {
       new RouteAlarms(this, 'RouteAlarms', { routes: routeMethods, stage: api.deploymentStage, alarms });
     }

@@ -17,7 +17,7 @@ import {
 import { queueDefinitions } from '../../shared/resources';
 import { type CfnResource, referencedId, synthesize, tagValue } from './synth';
 
-const { json, resources, routeTemplate, ofType } = synthesize();
+const { json, resources, routeTemplate, functionAlarmTemplate, ofType } = synthesize();
 
 interface MetricQuery {
   Id: string;
@@ -50,6 +50,10 @@ const alarms = ofType('AWS::CloudWatch::Alarm').map(
 );
 const routeResources = (routeTemplate?.toJSON() as { Resources: Record<string, CfnResource> } | undefined)
   ?.Resources;
+const functionAlarms = ofType(
+  'AWS::CloudWatch::Alarm',
+  (functionAlarmTemplate.toJSON() as { Resources: Record<string, CfnResource> }).Resources,
+).map(([id, alarm]) => [id, alarm.Properties as AlarmProperties] as const);
 const routeAlarms = ofType('AWS::CloudWatch::Alarm', routeResources).map(
   ([id, alarm]) => [id, alarm.Properties as AlarmProperties] as const,
 );
@@ -167,7 +171,7 @@ describe('alarms', () => {
     }
   });
 
-  it('gives every function its errors and throttles alarms, and stream workers an iterator-age alarm', () => {
+  it('gives every function its errors and throttles alarms, and stream workers an iterator-age alarm, from a nested stack', () => {
     const functions = ofType('AWS::Lambda::Function').filter(
       ([, fn]) =>
         tagValue(fn, 'service:route-group') ||
@@ -176,13 +180,15 @@ describe('alarms', () => {
         tagValue(fn, 'service:rotation'),
     );
     const count = (metricName: string) =>
-      alarms.filter(([, properties]) => properties.MetricName === metricName).length;
+      functionAlarms.filter(([, properties]) => properties.MetricName === metricName).length;
     expect(count('Errors')).toBe(functions.length);
     expect(count('Throttles')).toBe(functions.length);
     const streamWorkers = workerDefinitions.filter((worker) => worker.source.kind === 'stream');
     expect(count('IteratorAge')).toBe(streamWorkers.length);
-    for (const [, properties] of alarms.filter(([, p]) => p.MetricName === 'Errors')) {
+    for (const [, properties] of functionAlarms.filter(([, p]) => p.MetricName === 'Errors')) {
       expect(properties).toMatchObject({ Threshold: 0, Statistic: 'Sum', Period: 300 });
+      expect(properties.AlarmActions).toHaveLength(1);
+      expect(properties.OKActions).toHaveLength(1);
     }
   });
 
@@ -439,7 +445,9 @@ describe('runbook', () => {
 
   it('has the section every alarm links to', () => {
     const anchors = new Set(
-      [...alarms, ...routeAlarms].map(([, properties]) => properties.AlarmDescription.split('#').at(-1)),
+      [...alarms, ...functionAlarms, ...routeAlarms].map(([, properties]) =>
+        properties.AlarmDescription.split('#').at(-1),
+      ),
     );
     expect(anchors.size).toBeGreaterThan(8);
     for (const anchor of anchors) expect(runbook, anchor).toContain(`<a id="${anchor}"></a>`);
@@ -447,8 +455,11 @@ describe('runbook', () => {
 });
 
 describe('room to grow', () => {
-  it('keeps the main stack well below CloudFormation’s 500 resources (per-route alarms live in their own stack)', () => {
-    expect(Object.keys(resources).length).toBeLessThan(420);
+  it('keeps the main stack below CloudFormation’s 500 resources (route and function alarms live in their own stacks)', () => {
+    // Most of what is left is the API's method tree (a method and an ANY fallback per path): the
+    // next step, when routes keep coming, is to move it into nested stacks too.
+    expect(Object.keys(resources).length).toBeLessThan(460);
+    expect(Object.keys(functionAlarmTemplate.toJSON().Resources).length).toBeLessThan(200);
     expect(Object.keys(routeResources ?? {}).length).toBeLessThan(500);
   });
 });

@@ -11,7 +11,7 @@ export interface CfnResource {
 
 /**
  * The service stack synthesized without bundling (the template is what is under test, and esbuild
- * would add seconds per function), with its nested route-alarm stack.
+ * would add seconds per function), with its nested route-alarm and function-alarm stacks.
  */
 export function synthesize(props: ServiceStackProps = {}) {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
@@ -24,9 +24,19 @@ export function synthesize(props: ServiceStackProps = {}) {
   };
   const nested = stack.node.tryFindChild('RouteAlarms') as NestedStack | undefined;
   const routeTemplate = nested ? Template.fromStack(nested) : undefined;
+  const functionAlarmTemplate = Template.fromStack(stack.node.findChild('FunctionAlarms') as NestedStack);
   const ofType = (type: string, resources = json.Resources): [string, CfnResource][] =>
     Object.entries(resources).filter(([, resource]) => resource.Type === type);
-  return { app, stack, template, json, resources: json.Resources, routeTemplate, ofType };
+  return {
+    app,
+    stack,
+    template,
+    json,
+    resources: json.Resources,
+    routeTemplate,
+    functionAlarmTemplate,
+    ofType,
+  };
 }
 
 /** `{ Ref: id }` or `{ 'Fn::GetAtt': [id, attr] }` → id. */
