@@ -1,9 +1,9 @@
-import { csvLine } from '../../shared/analytics/csv';
 import { addDays, dayOf, daysBetween } from '../../shared/analytics/days';
 import { analyticsRows } from '../../shared/analytics/export';
 import { clock } from '../../shared/clock';
 import { stats } from '../../shared/db/stats';
 import { ValidationError } from '../../shared/errors';
+import { csvRow } from '../../shared/exports/csv';
 import { reply, route } from '../../shared/http/route';
 import { analyticsCsvExample } from '../../shared/schemas/examples';
 import { analyticsExportQuery } from '../../shared/schemas/survey';
@@ -47,8 +47,8 @@ export const exportAnalytics = route({
     const days = daysBetween(from, to);
     const byDay = await stats.days(caller.orgId, from, to);
     const csv = [
-      csvLine(['metric', 'value', 'period_start', 'period_end']),
-      ...analyticsRows(days, byDay).map((row) => csvLine([row.metric, row.value, row.start, row.end])),
+      csvRow(['metric', 'value', 'period_start', 'period_end']),
+      ...analyticsRows(days, byDay).map((row) => csvRow([row.metric, row.value, row.start, row.end])),
     ].join('');
     return reply(200, csv, {
       'Content-Type': 'text/csv; charset=utf-8',

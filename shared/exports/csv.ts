@@ -20,9 +20,13 @@ export function neutralizeFormula(text: string): string {
   return FORMULA_START.test(text) ? `'${text}` : text;
 }
 
-/** One cell: text neutralized and quoted as needed; numbers and booleans as written; null empty. */
+/**
+ * One cell: text neutralized and quoted as needed; numbers and booleans as written; null, undefined
+ * and numbers that are not finite (no figure to show) empty.
+ */
 export function csvCell(value: CsvValue): string {
   if (value === null || value === undefined) return '';
+  if (typeof value === 'number' && !Number.isFinite(value)) return '';
   const text = typeof value === 'string' ? neutralizeFormula(value) : String(value);
   return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }

@@ -13,12 +13,12 @@ import {
   sumTotals,
 } from '../../shared/analytics/counters';
 import { csatReport, periodDays } from '../../shared/analytics/csat';
-import { csvCell, csvLine } from '../../shared/analytics/csv';
 import { addDays, daysBetween } from '../../shared/analytics/days';
 import { analyticsRows } from '../../shared/analytics/export';
 import { incrementWrites } from '../../shared/db/increments';
 import { keys } from '../../shared/db/keys';
 import { STATS_SHARDS, shardOf, stats } from '../../shared/db/stats';
+import { csvCell, csvRow } from '../../shared/exports/csv';
 import { uuidv7 } from '../../shared/ids';
 
 const orgId = '01a200d1-22e7-7191-94d8-9a34a53961fd';
@@ -303,6 +303,6 @@ describe('CSV cells', () => {
     expect(csvCell(-3)).toBe('-3');
     expect(csvCell(null)).toBe('');
     expect(csvCell(Number.NaN)).toBe('');
-    expect(csvLine(['metric', 1.5, null])).toBe('metric,1.5,\r\n');
+    expect(csvRow(['metric', 1.5, null])).toBe('metric,1.5,\r\n');
   });
 });
