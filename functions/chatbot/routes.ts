@@ -1,3 +1,4 @@
 import { getChatbotConfig, putChatbotConfig } from './config';
+import { simulateChatbot } from './simulate';
 
-export const chatbotRoutes = [getChatbotConfig, putChatbotConfig];
+export const chatbotRoutes = [getChatbotConfig, putChatbotConfig, simulateChatbot];

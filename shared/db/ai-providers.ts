@@ -28,6 +28,17 @@ const sealingKey = (providerId: string) => ({
 
 const toProvider = (item: object): AiProvider => pickShape(aiProviderSchema.shape, item);
 
+/**
+ * How long an instance trusts what it read of the providers for `anyEnabled` (the chatbot's
+ * `providerAvailable`): the list is platform-wide and rarely changes. A change made through this
+ * instance clears it at once; other instances see it within this long.
+ */
+export const PROVIDERS_CACHE_TTL_MS = 10_000;
+let enabledCache: { value: boolean; expiresAtMs: number } | undefined;
+const forgetEnabled = () => {
+  enabledCache = undefined;
+};
+
 const storedOf = (item: Record<string, unknown>): StoredAiProvider => ({
   ...toProvider(item),
   apiKeySealed: (item.apiKeySealed as string | null | undefined) ?? null,
@@ -77,6 +88,7 @@ export const aiProviders = {
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
+    forgetEnabled();
     return toProvider(stored);
   },
 
@@ -85,6 +97,21 @@ export const aiProviders = {
     const items = await queryPrefix(keys.aiProvidersPartition, keys.aiProviderPrefix, options);
     return items.map(toProvider);
   },
+
+  /**
+   * Whether an enabled provider exists: one Query of the (small) partition, remembered by this
+   * instance for PROVIDERS_CACHE_TTL_MS.
+   */
+  async anyEnabled(): Promise<boolean> {
+    const now = clock.nowMs();
+    if (enabledCache && enabledCache.expiresAtMs > now) return enabledCache.value;
+    const value = (await aiProviders.all()).some((provider) => provider.enabled);
+    enabledCache = { value, expiresAtMs: now + PROVIDERS_CACHE_TTL_MS };
+    return value;
+  },
+
+  /** Test hook: forget what `anyEnabled` remembers. */
+  forgetCache: forgetEnabled,
 
   async get(providerId: string): Promise<StoredAiProvider | undefined> {
     const { Item } = await db.send(
@@ -106,12 +133,14 @@ export const aiProviders = {
       ...fields,
       ...(apiKey ? await keyFields(providerId, apiKey) : {}),
     });
+    forgetEnabled();
     return updated ? toProvider(updated) : undefined;
   },
 
   /** Idempotent: deleting a provider that is not there is not an error. */
   async remove(providerId: string): Promise<void> {
     await db.send(new DeleteCommand({ TableName: tableName, Key: keys.aiProvider(providerId) }));
+    forgetEnabled();
   },
 
   /** The plaintext key, for the probe only; null when none is stored. */

@@ -1,4 +1,4 @@
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
 import { db, tableName, ttlSeconds } from './client';
 import { keys } from './keys';
@@ -44,6 +44,35 @@ export const connections = {
     return items
       .filter((item) => Number(item.expiresAt) > now)
       .map((item) => item as unknown as RealtimeConnection & { pk: string; sk: string });
+  },
+
+  /**
+   * Whether an operator of the organization holds an open connection: a Query of the operators'
+   * partition for one unexpired record, keys only. Usually one page; expired records not yet
+   * removed by TTL are read past (a page is at most 1 MB of keys, so a second is rare).
+   */
+  async operatorConnected(orgId: string): Promise<boolean> {
+    const now = ttlSeconds(clock.nowMs());
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await db.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          FilterExpression: 'expiresAt > :now',
+          ExpressionAttributeValues: {
+            ':pk': keys.realtimeConnections(orgId, {}),
+            ':prefix': keys.realtimeConnectionPrefix,
+            ':now': now,
+          },
+          ProjectionExpression: 'pk',
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      if ((page.Items ?? []).length > 0) return true;
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return false;
   },
 
   /** A connection the gateway reports gone. */

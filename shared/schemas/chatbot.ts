@@ -155,3 +155,69 @@ export const patchChatbotConfig = z.strictObject({
   rules: z.optional(rules),
   intentPolicies: z.optional(intentPolicies),
 });
+
+/** `POST /api/chatbot/simulate`: a visitor's message, read in `locale` (enabled for the organization). */
+export const MAX_SIMULATED_MESSAGE_LENGTH = 10_000;
+
+export const simulateChatbotBody = named(
+  'SimulateChatbotRequest',
+  z.strictObject({
+    message: z
+      .string()
+      .check(z.trim(), z.minLength(1), z.maxLength(MAX_SIMULATED_MESSAGE_LENGTH), plainText()),
+    locale: documented(z.string().check(z.maxLength(64), z.regex(/^[A-Za-z0-9-]+$/)), {
+      description:
+        'The locale the message is written in: a BCP 47 tag the organization has enabled (another is 422 naming `locale`)',
+    }),
+  }),
+);
+export type SimulateChatbot = z.infer<typeof simulateChatbotBody>;
+
+export const simulationOutcomes = [
+  'disabled',
+  'outside_schedule',
+  'handoff',
+  'knowledge_answer',
+  'ai_answer',
+  'fallback_message',
+] as const;
+export type SimulationOutcome = (typeof simulationOutcomes)[number];
+
+export const chatbotSimulation = named(
+  'ChatbotSimulation',
+  z.object({
+    outcome: z.enum(simulationOutcomes),
+    /** The matched rule's intent (`general` for the default rule). */
+    intent: z.string(),
+    consumesAiCredit: z.boolean(),
+    rule: z.object({
+      id: uuid,
+      name: z.string(),
+      intent: z.string(),
+      actions: z.array(z.string()),
+    }),
+    intentPolicy: z.object({
+      intent: z.string(),
+      handling: z.enum(handlings),
+      tag: z.string(),
+      priority: z.enum(policyPriorities),
+    }),
+    knowledge: z.object({
+      confidence: z.number(),
+      threshold: z.number(),
+      sufficient: z.boolean(),
+      articles: z.array(
+        z.object({ articleId: uuid, title: z.string(), slug: z.string(), score: z.number() }),
+      ),
+    }),
+    gates: z.object({
+      chatbotEnabled: z.boolean(),
+      withinSchedule: z.boolean(),
+      operatorAvailable: z.boolean(),
+      aiFeatureEnabled: z.boolean(),
+      providerAvailable: z.boolean(),
+    }),
+  }),
+  'What the bot would do with a message, and why: the matched rule, its intent policy, the knowledge found and the gates. No model is called.',
+);
+export type ChatbotSimulation = z.infer<typeof chatbotSimulation>;

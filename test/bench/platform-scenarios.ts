@@ -109,6 +109,19 @@ export async function platformScenarios(context: PlatformFixtureContext): Promis
       },
     },
     {
+      // The configuration and modules come with authentication; the published articles, operator
+      // presence and (cold only: 10 s instance cache) the providers are read in parallel.
+      route: 'POST /api/chatbot/simulate',
+      caller: 'apiKey',
+      expectedStatus: 200,
+      call: () => ({
+        method: 'POST',
+        path: '/api/chatbot/simulate',
+        token: apiKey,
+        body: { message: 'How do I get a refund?', locale: 'en' },
+      }),
+    },
+    {
       route: 'POST /api/discord/channels',
       caller: 'apiKey',
       expectedStatus: 201,

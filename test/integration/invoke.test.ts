@@ -40,6 +40,7 @@ const expected: Record<string, Expected> = {
   'events/apigw/operator-teams-list.json': { status: 200 },
   'events/apigw/operator-teams-operators.json': { status: 200 },
   'events/apigw/chatbot-get-config.json': { status: 200 },
+  'events/apigw/chatbot-simulate.json': { status: 200 },
   'events/apigw/discord-list-channels.json': { status: 200 },
   'events/websocket/realtime-connect.json': { status: 200 },
   'events/websocket/realtime-connect-without-token.json': { status: 401 },

@@ -426,6 +426,14 @@ beforeAll(async () => {
       },
     ],
     [
+      'POST /api/chatbot/simulate',
+      {
+        token: tenant.apiKey,
+        path: '/api/chatbot/simulate',
+        body: { message: 'How do I get a refund?', locale: 'en' },
+      },
+    ],
+    [
       'POST /api/discord/channels',
       {
         token: tenant.apiKey,
