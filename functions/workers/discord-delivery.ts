@@ -1,4 +1,5 @@
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { clock } from '../../shared/clock';
 import { config } from '../../shared/config';
 import { discordChannels } from '../../shared/db/discord-channels';
 import { postMessage } from '../../shared/discord/client';
@@ -6,6 +7,7 @@ import { log } from '../../shared/logger';
 import { queues } from '../../shared/queues';
 import { discordEventTypes } from '../../shared/schemas/discord';
 import * as z from '../../shared/schemas/zod';
+import { observeQueueBatch, publishDiscordPosts } from '../../shared/worker-metrics';
 
 const schedule = config.discordRetrySchedule;
 /** A 429 this short is waited out in place (then the message is posted again at once). */
@@ -32,7 +34,8 @@ type DiscordJob = z.infer<typeof discordJob>;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-type Settled = 'done' | 'failed';
+/** `posted`: Discord accepted it; `done`: settled without a post (dropped, or re-queued after a 429). */
+type Settled = 'posted' | 'done' | 'failed';
 
 /** A failure worth retrying: the message shows again after the schedule's delay for this attempt. */
 async function retryLater(record: SQSRecord, job: DiscordJob, reason: string): Promise<Settled> {
@@ -73,7 +76,7 @@ async function deliver(record: SQSRecord, job: DiscordJob, context: Context): Pr
   }
   for (let waited = 0; ; waited++) {
     const outcome = await postMessage(job.channelId, job.message);
-    if (outcome.kind === 'delivered') return 'done';
+    if (outcome.kind === 'delivered') return 'posted';
     if (outcome.kind === 'rejected') {
       log.warn('discord notification rejected by Discord: dropped', {
         orgId: job.orgId,
@@ -108,6 +111,7 @@ async function deliver(record: SQSRecord, job: DiscordJob, context: Context): Pr
  */
 export const handler = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
   log.beginRequest(context.awsRequestId);
+  observeQueueBatch(event.Records, clock.nowMs());
   const byChannel = new Map<string, { record: SQSRecord; job: DiscordJob | Error }[]>();
   for (const record of event.Records) {
     let job: DiscordJob | Error;
@@ -120,12 +124,15 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
     byChannel.set(lane, [...(byChannel.get(lane) ?? []), { record, job }]);
   }
   const failed: string[] = [];
+  let posted = 0;
   await Promise.all(
     [...byChannel.values()].map(async (lane) => {
       for (const { record, job } of lane) {
         try {
           if (job instanceof Error) throw job;
-          if ((await deliver(record, job, context)) === 'failed') failed.push(record.messageId);
+          const settled = await deliver(record, job, context);
+          if (settled === 'posted') posted += 1;
+          else if (settled === 'failed') failed.push(record.messageId);
         } catch (error) {
           log.error('discord notification could not be processed', {
             error: error as Error,
@@ -136,5 +143,6 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
       }
     }),
   );
+  publishDiscordPosts(posted);
   return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };
 };

@@ -26,7 +26,8 @@ let stack: LocalStack | undefined;
 let discord: FakeDiscord | undefined;
 let openAi: FakeOpenAi | undefined;
 
-export const RATE_LIMIT_PER_MINUTE = 600;
+/** The contract's default: one platform admin credential carries the setup calls of every test file. */
+export const RATE_LIMIT_PER_MINUTE = 1200;
 /** Local webhook receivers of the tests listen on these; only they are admitted over plain HTTP. */
 export const WEBHOOK_TEST_PORTS = [47811, 47812, 47813, 47814];
 
