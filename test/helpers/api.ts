@@ -41,7 +41,11 @@ export async function call<T = Record<string, unknown>>(
   // The whole suite shares one platform admin credential and so one per-minute budget: setup calls
   // made with it wait out a 429 as a well-behaved client would, instead of failing a test at random.
   // Tests of the limit itself use their own credentials, which are never retried.
-  for (let retries = 0; response.status === 429 && options.token === platformToken() && retries < 2; retries++) {
+  for (
+    let retries = 0;
+    response.status === 429 && options.token === platformToken() && retries < 2;
+    retries++
+  ) {
     const waitSeconds = Number(response.headers.get('retry-after') ?? '1');
     await response.arrayBuffer();
     await new Promise((resolve) => setTimeout(resolve, Math.min(60, Math.max(1, waitSeconds)) * 1000));
