@@ -118,6 +118,16 @@ export function reportExportVolume(result: ExportVolumeResult, verdicts: Verdict
   console.log(
     '  peak RSS: the kernel high-water mark (VmHWM) reset after loading; baseline: RSS after loading and a full collection; young / old gen: V8 committed sizes at their largest',
   );
+  const runs = result.sets.flatMap((set) => set.runs);
+  const judged = runs.filter((run) => run.heap === 'lambda');
+  const capped = runs.filter((run) => run.heap === 'capped');
+  if (judged.some((run) => run.peakRss > peakRssBytes) && capped.length > 0) {
+    const most = (values: number[]) => mb(Math.max(...values));
+    console.log(
+      `  what bounds it: V8's young generation, committed up to ${most(judged.map((run) => run.newSpacePeak))} with Lambda's semi-space size, while the old generation stays at ${most(judged.map((run) => run.oldSpacePeak))};` +
+        ` heap-capped, the same exports peak at ${most(capped.map((run) => run.peakRss))}${capped.every((run) => run.peakRss <= peakRssBytes) ? ` ${mark(true)}` : ''}`,
+    );
+  }
   console.log(
     '  RCU: read units DynamoDB Local reports for the whole request (auth, count, listing, conversations, messages) per 1,000 messages exported',
   );

@@ -92,9 +92,9 @@ webhook delivery, contention and export volume on this machine; exits 0 whatever
 
 Options:
   --export-volume=<n>[,<n>…]  phase 7 also exports these message counts (e.g. 1000000), besides the
-                              100,000 it always measures; seeding runs at ~1,000–2,000 messages/s
-                              here (1,000,000: about 10–15 minutes, and ~2 minutes per export)
-  --no-export-volume          skip phase 7 (export volume: ~2 minutes at 100,000 messages)
+                              100,000 it always measures; seeding runs at ~2,000 messages/s on
+                              2 cores (1,000,000: ~8 minutes, then four exports of ~1 minute)
+  --no-export-volume          skip phase 7 (export volume; ~1.5–2 minutes at 100,000 messages)
   --help                      this text`;
 
 export function parseBenchArgs(argv: readonly string[]): BenchArgs | { error: string } {
