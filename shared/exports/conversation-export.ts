@@ -182,8 +182,9 @@ export function conversationExport(options: ConversationExportOptions): Readable
                 pending += cell.piece((written > 0 ? '\n' : '') + transcriptLine(message, names, content));
                 written++;
               }
+              // Within the page too: a page is up to 1 MB of messages, a piece stays ~64 KB.
+              if (pending.length >= FLUSH_BYTES) yield flush();
             }
-            if (pending.length >= FLUSH_BYTES) yield flush();
           }
           pending += format === 'json' ? ']}' : `${cell.close()}${CSV_EOL}`;
           summary.rows++;

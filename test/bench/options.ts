@@ -76,3 +76,42 @@ export const functionEnv: Record<string, string> = {
   // The SDK's "Node < 22" notice: Lambda runs node22, so it is not part of a real cold start.
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
 };
+
+/** `npm run bench -- [options]`. */
+export interface BenchArgs {
+  help: boolean;
+  /** Message counts of phase 7 (the 100,000 reference is always among them); empty: phase skipped. */
+  exportVolumes: number[];
+}
+
+export const BENCH_USAGE = `Usage: npm run bench -- [options]
+
+Measures bundle sizes, cold imports, the warm chain, DynamoDB round trips and capacity units,
+webhook delivery, contention and export volume on this machine; exits 0 whatever it measures
+(misses are marked ✗).
+
+Options:
+  --export-volume=<n>[,<n>…]  phase 7 also exports these message counts (e.g. 1000000), besides the
+                              100,000 it always measures; seeding runs at ~2,000 messages/s on
+                              2 cores (1,000,000: ~8 minutes, then four exports of ~1 minute)
+  --no-export-volume          skip phase 7 (export volume; ~1.5–2 minutes at 100,000 messages)
+  --help                      this text`;
+
+export function parseBenchArgs(argv: readonly string[]): BenchArgs | { error: string } {
+  const args: BenchArgs = { help: false, exportVolumes: [100_000] };
+  for (const arg of argv) {
+    if (arg === '--help' || arg === '-h') args.help = true;
+    else if (arg === '--no-export-volume') args.exportVolumes = [];
+    else if (arg === '--export-volume') args.exportVolumes = [100_000];
+    else if (arg.startsWith('--export-volume=')) {
+      const sizes = arg
+        .slice('--export-volume='.length)
+        .split(',')
+        .map((part) => Number(part.replaceAll('_', '').trim()));
+      if (sizes.some((size) => !Number.isInteger(size) || size < 10_000 || size > 10_000_000))
+        return { error: `${arg}: message counts are whole numbers from 10000 to 10000000` };
+      args.exportVolumes = [...new Set([100_000, ...sizes])].sort((a, b) => a - b);
+    } else return { error: `unknown option ${arg}` };
+  }
+  return args;
+}

@@ -172,3 +172,85 @@ export interface ContentionResult {
   /** The fewest writers at which a 503 appeared, or null. */
   firstUnavailableAt: number | null;
 }
+
+/** How a probe's node was started: as Lambda starts it for the function's memory, or heap-capped. */
+export type HeapMode = 'lambda' | 'capped';
+
+/** Peak memory of a probe while it worked (bytes). */
+export interface ProbeMemory {
+  /** RSS after loading and a full collection, before the work. */
+  baselineRss: number;
+  peakRss: number;
+  peakSource: 'kernel' | 'sampled';
+  sampledPeakRss: number;
+  heapUsedPeak: number;
+  /** Committed sizes of V8's young generation and old space at their largest. */
+  newSpacePeak: number;
+  oldSpacePeak: number;
+}
+
+/** Phase 7: one conversation export by the bundled exports function into a counting sink. */
+export interface ExportRun extends ProbeMemory {
+  format: 'csv' | 'json';
+  heap: HeapMode;
+  /** The node flags it ran with. */
+  flags: string;
+  status: number;
+  bytes: number;
+  chunks: number;
+  largestChunk: number;
+  /** Conversations written (JSON: `"messages":[` heads; CSV: CRLF rows after the header). */
+  rows: number;
+  /** The stream ended cleanly and looks whole (JSON closed by `]`, CSV ends with a line end). */
+  complete: boolean;
+  failure?: string | undefined;
+  /** Messages the export read (Items of its message Queries). */
+  messages: number;
+  elapsedMs: number;
+  /** DynamoDB read units of the whole request (auth, count, listing, conversations, messages). */
+  readUnits: number;
+  commands: number;
+}
+
+/** Phase 7: the PDF worker's first job, in its own process. */
+export interface PdfWorkerRun extends ProbeMemory {
+  flags: string;
+  handlerMs: number;
+  failures: number;
+}
+
+/** Phase 7, one data set: seeded, then exported as CSV and as JSON. */
+export interface ExportVolumeSet {
+  messages: number;
+  conversations: number;
+  /** Items written (messages and conversations) and how long seeding took. */
+  seededItems: number;
+  seedMs: number;
+  runs: ExportRun[];
+  errors: string[];
+}
+
+export interface PdfJobResult {
+  messages: number;
+  /** 202 answered → the job status read `completed`. */
+  completedMs: number;
+  status: string;
+  pdfBytes: number;
+  /** The file at `downloadUrl` starts with `%PDF-`. */
+  isPdf: boolean;
+  worker: PdfWorkerRun;
+}
+
+export interface ExportVolumeResult {
+  sets: ExportVolumeSet[];
+  pdf?: PdfJobResult | undefined;
+  pdfError?: string | undefined;
+  /** How the probes ran (bundled with the CDK options, node version). */
+  runtime: string;
+  /** The functions' memory size (CDK) and the node flags Lambda derives from it. */
+  functionMemoryMb: number;
+  lambdaFlags: string;
+  cappedFlags: string;
+  /** The PDF worker's timeout (functions/workers.ts). */
+  pdfTimeoutSeconds: number;
+}

@@ -2,8 +2,9 @@
  * `npm run bench`: per function group, the minified bundle size, the cold import time against a
  * DocumentClient-only baseline, the warm in-process cost of the middleware chain, DynamoDB round
  * trips per request against DynamoDB Local, and webhook delivery (µs per signature; deliveries per
- * second and event-to-delivery latency end to end on the local stack, to a local receiver). Always
- * exits 0; misses are marked ✗.
+ * second and event-to-delivery latency end to end on the local stack, to a local receiver), and
+ * export volume (peak RSS, messages/s and read units of large exports; a PDF job). Always exits 0
+ * (2 on an unknown option; `--help` lists them); misses are marked ✗.
  *
  * Each measurement that loads the functions runs in its own process: configuration is read once,
  * at import, and the phases need different environments.
@@ -14,9 +15,11 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BASELINE, type Bundle, buildBundles } from './bundles';
 import { type ImportTiming, timeColdImports } from './cold-import';
-import { benchCacheRoot, cdkOptionsDrift, projectRoot } from './options';
+import { reportExportVolume } from './export-volume-report';
+import { BENCH_USAGE, benchCacheRoot, cdkOptionsDrift, parseBenchArgs, projectRoot } from './options';
 import {
   type ContentionResult,
+  type ExportVolumeResult,
   type MsDistribution,
   RESULT_MARKER,
   type WarmChainResult,
@@ -48,6 +51,13 @@ const TARGETS = {
 const IMPORT_RUNS = 7;
 /** The local gateway runs every writer in one process: its queueing adds to the service's 2 s bound. */
 const CONTENTION_SLACK_MS = 250;
+
+const args = parseBenchArgs(process.argv.slice(2));
+if ('error' in args || args.help) {
+  if ('error' in args) console.error(`${args.error}\n`);
+  console.log(BENCH_USAGE);
+  process.exit('error' in args ? 2 : 0);
+}
 
 const startedAt = Date.now();
 const verdicts: Verdict[] = [];
@@ -215,6 +225,29 @@ try {
 } catch (error) {
   contentionError = message(error);
   progress(`${MISS} contention failed: ${contentionError}`);
+}
+
+// ── Phase 7: export volume ───────────────────────────────────────────────────────────────────────
+
+let exportVolume: ExportVolumeResult | undefined;
+let exportVolumeError: string | undefined;
+if (args.exportVolumes.length > 0) {
+  const total = args.exportVolumes.reduce((sum, size) => sum + size, 0);
+  progress(
+    `export volume: ${args.exportVolumes.map((size) => size.toLocaleString('en')).join(' and ')} messages seeded, exported as CSV and JSON by the bundled function (fresh processes), then a 5,000-message PDF job (child process)…`,
+  );
+  try {
+    process.env.BENCH_EXPORT_VOLUMES = args.exportVolumes.join(',');
+    // Seeding runs at 1,000–2,000 messages/s here, each export at ~10,000: room for a slow machine.
+    exportVolume = await runChild<ExportVolumeResult>(
+      'test/bench/export-volume-main.ts',
+      [],
+      300_000 + total * 3,
+    );
+  } catch (error) {
+    exportVolumeError = message(error);
+    progress(`${MISS} export volume failed: ${exportVolumeError}`);
+  }
 }
 
 await cleanUp();
@@ -678,6 +711,13 @@ if (contention) {
 } else {
   console.log(`  ${MISS} not measured: ${contentionError}`);
   verdicts.push({ what: 'contention', ok: false, detail: contentionError ?? 'failed' });
+}
+
+if (exportVolume) reportExportVolume(exportVolume, verdicts);
+else if (args.exportVolumes.length > 0) {
+  section('7. Export volume');
+  console.log(`  ${MISS} not measured: ${exportVolumeError}`);
+  verdicts.push({ what: 'export volume', ok: false, detail: exportVolumeError ?? 'failed' });
 }
 
 section('Summary');
