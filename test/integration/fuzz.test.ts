@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { allRoutes } from '../../functions/routes';
 import { call, createTenant, createVisitor, platformToken, type Tenant } from '../helpers/api';
 
@@ -97,7 +97,10 @@ describe('a body that is not a JSON object is never accepted', () => {
     });
     const webhook = await call<{ id: string }>('POST', '/api/webhooks', {
       token: tenant.apiKey,
-      body: { url: 'http://127.0.0.1:47814/fuzz', events: ['conversation.closed'] },
+      body: {
+        url: `http://127.0.0.1:${inject('webhookTestPorts').at(-1)}/fuzz`,
+        events: ['conversation.closed'],
+      },
     });
     const ids: Record<string, string | undefined> = {
       id: conversation.body.id,

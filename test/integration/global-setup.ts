@@ -2,6 +2,7 @@ import type { TestProject } from 'vitest/node';
 import { type LocalStack, startLocalStack } from '../../infra/local/stack';
 import { type FakeDiscord, startFakeDiscord } from '../helpers/fake-discord';
 import { type FakeOpenAi, startFakeOpenAi } from '../helpers/fake-openai';
+import { freePorts } from '../helpers/free-ports';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -28,8 +29,6 @@ let openAi: FakeOpenAi | undefined;
 
 /** The contract's default: one platform admin credential carries the setup calls of every test file. */
 export const RATE_LIMIT_PER_MINUTE = 1200;
-/** Local webhook receivers of the tests listen on these; only they are admitted over plain HTTP. */
-export const WEBHOOK_TEST_PORTS = [47811, 47812, 47813, 47814];
 
 export const DISCORD_BOT_TOKEN = 'test-discord-bot-token';
 /** Short, so a probe that times out does so within a test. */
@@ -39,13 +38,15 @@ export async function setup(project: TestProject): Promise<void> {
   // Port 0: the fakes get free ports and the service finds them through its configuration.
   discord = await startFakeDiscord({ token: DISCORD_BOT_TOKEN });
   openAi = await startFakeOpenAi();
+  // Local webhook receivers of the tests listen on these; only they are admitted over plain HTTP.
+  const webhookTestPorts = await freePorts(4);
   stack = await startLocalStack({
     port: 0,
     seedDemo: false,
     env: {
       RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT_PER_MINUTE),
       POWERTOOLS_LOG_LEVEL: 'ERROR',
-      WEBHOOK_ALLOWED_TARGETS: WEBHOOK_TEST_PORTS.map((port) => `127.0.0.1:${port}`).join(','),
+      WEBHOOK_ALLOWED_TARGETS: webhookTestPorts.map((port) => `127.0.0.1:${port}`).join(','),
       // Seconds: a failing receiver reaches `failed` in three attempts within a few seconds.
       WEBHOOK_RETRY_SCHEDULE: '1,1',
       DISCORD_API_BASE_URL: discord.baseUrl,
@@ -62,7 +63,7 @@ export async function setup(project: TestProject): Promise<void> {
   project.provide('endpoints', stack.endpoints);
   project.provide('tableName', stack.tableName);
   project.provide('cursorSigningKey', process.env.CURSOR_SIGNING_KEY ?? '');
-  project.provide('webhookTestPorts', WEBHOOK_TEST_PORTS);
+  project.provide('webhookTestPorts', webhookTestPorts);
   project.provide('fakeDiscordUrl', discord.baseUrl);
   project.provide('discordBotToken', DISCORD_BOT_TOKEN);
   project.provide('fakeOpenAiUrl', openAi.baseUrl);

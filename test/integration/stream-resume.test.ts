@@ -14,8 +14,8 @@ import { eventually } from '../helpers/eventually';
  * gateway), twice, in its own process; the shared stack of the other files is not touched.
  */
 
-/** Outside the shared receivers' ports (47811–47814): only this file's stack admits it. */
-const RECEIVER_PORT = 47821;
+/** The receiver's port, free when it starts (outside the shared receivers'): only this file's stack admits it. */
+let receiverPort = 0;
 const SUBSCRIBED = ['conversation.created', 'message.created', 'conversation.updated'];
 
 interface Delivery {
@@ -41,7 +41,7 @@ async function startOwnStack(): Promise<LocalStack> {
     dataDir,
     seedDemo: false,
     platformAdminToken: inject('platformAdminToken'),
-    env: { POWERTOOLS_LOG_LEVEL: 'ERROR', WEBHOOK_ALLOWED_TARGETS: `127.0.0.1:${RECEIVER_PORT}` },
+    env: { POWERTOOLS_LOG_LEVEL: 'ERROR', WEBHOOK_ALLOWED_TARGETS: `127.0.0.1:${receiverPort}` },
   });
   useBaseUrl(started.baseUrl);
   return started;
@@ -79,7 +79,10 @@ beforeAll(async () => {
       response.writeHead(200).end('ok');
     });
   });
-  await new Promise<void>((resolve) => server.listen(RECEIVER_PORT, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('the receiver has no TCP address');
+  receiverPort = address.port;
 });
 
 afterAll(async () => {
@@ -94,7 +97,7 @@ describe('a local restart on the same DATA_DIR', () => {
     const tenant = await createTenant();
     const webhook = await call('POST', '/api/webhooks', {
       token: tenant.apiKey,
-      body: { url: `http://127.0.0.1:${RECEIVER_PORT}/hooks`, events: SUBSCRIBED },
+      body: { url: `http://127.0.0.1:${receiverPort}/hooks`, events: SUBSCRIBED },
     });
     expect(webhook.status).toBe(201);
     const visitor = await createVisitor(tenant.widgetKey);
