@@ -13,6 +13,7 @@ import type { Construct } from 'constructs';
 import { tableDefinition } from '../../shared/db/table';
 import type { BucketDefinition, QueueDefinition } from '../../shared/resources';
 import { acknowledge, reasons } from '../nag';
+import { execWrapper } from '../node-flags';
 
 export const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -53,11 +54,18 @@ export interface ServiceFunctionProps extends NodejsFunctionProps {
   bundledFiles?: readonly BundledFile[];
   /** Encrypts the function's log group (its key policy must admit CloudWatch Logs). */
   logsKey?: IKey;
+  /**
+   * Node flags on top of the runtime's (see infra/node-flags.ts): the exec wrapper is bundled next
+   * to `index.mjs` and named by AWS_LAMBDA_EXEC_WRAPPER, the flags in its environment.
+   */
+  nodeFlags?: readonly string[];
 }
 
 export interface BundledFile {
   from: string;
   to: string;
+  /** A script Lambda runs (the exec wrapper): mode 755 in the code, whatever the checkout's mode. */
+  executable?: boolean;
 }
 
 const shellQuote = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
@@ -77,18 +85,27 @@ function checkBundledFile({ from, to }: BundledFile): void {
  * input folder (the project root locally, its mount point in a container build).
  */
 function copyCommands(files: readonly BundledFile[], inputDir: string, outputDir: string): string[] {
-  return files.flatMap(({ from, to }) => {
+  return files.flatMap(({ from, to, executable }) => {
     const target = join(outputDir, to);
     return [
       `mkdir -p ${shellQuote(dirname(target))}`,
       `cp ${shellQuote(join(inputDir, relative(projectRoot, from)))} ${shellQuote(target)}`,
+      ...(executable ? [`chmod 755 ${shellQuote(target)}`] : []),
     ];
   });
 }
 
 /** A Lambda function with the service's runtime, bundling and logging defaults. */
 export class ServiceFunction extends NodejsFunction {
-  constructor(scope: Construct, id: string, { bundledFiles = [], logsKey, ...props }: ServiceFunctionProps) {
+  constructor(
+    scope: Construct,
+    id: string,
+    { bundledFiles: ownFiles = [], logsKey, nodeFlags = [], ...props }: ServiceFunctionProps,
+  ) {
+    const wrapped = nodeFlags.length > 0;
+    const bundledFiles = wrapped
+      ? [...ownFiles, { from: execWrapper.source, to: execWrapper.target, executable: true }]
+      : ownFiles;
     bundledFiles.forEach(checkBundledFile);
     const logGroup =
       props.logGroup ??
@@ -108,6 +125,13 @@ export class ServiceFunction extends NodejsFunction {
       depsLockFilePath: join(projectRoot, 'package-lock.json'),
       ...props,
       entry: join(projectRoot, props.entry),
+      ...(wrapped && {
+        environment: {
+          ...props.environment,
+          AWS_LAMBDA_EXEC_WRAPPER: execWrapper.lambdaPath,
+          [execWrapper.flagsVar]: nodeFlags.join(' '),
+        },
+      }),
       logGroup,
       bundling: {
         minify: true,

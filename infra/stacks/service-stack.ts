@@ -65,6 +65,7 @@ import { LogQueries } from '../constructs/log-queries';
 import { type BundledFile, projectRoot, ServiceFunction } from '../constructs/service-function';
 import { RateLimitedWebAcl } from '../constructs/web-acl';
 import { acknowledge, reasons } from '../nag';
+import { nodeFlags } from '../node-flags';
 import { thresholds } from '../operations/thresholds';
 import { RouteAlarms, type RoutedMethod } from './route-alarms';
 
@@ -561,6 +562,7 @@ export class ServiceStack extends Stack {
         logsKey,
         reservedConcurrentExecutions: reserved(group.name),
         ...(needs?.bundledFiles && { bundledFiles: needs.bundledFiles() }),
+        ...(nodeFlags[group.name] && { nodeFlags: nodeFlags[group.name] }),
         ...(needs?.streams && { timeout: Duration.seconds(needs.streams.timeoutSeconds) }),
       }).bindTable(table, 'readWrite');
       if (needs?.sealsWebhookSecrets) withWebhookSecrets(fn, 'seal');

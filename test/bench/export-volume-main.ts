@@ -20,6 +20,7 @@ import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 import { workerDefinitions } from '../../functions/workers';
 import { type LocalStack, startLocalStack } from '../../infra/local/stack';
+import { execWrapper, nodeFlags } from '../../infra/node-flags';
 import { EXPORT_TARGETS, reportExportVolume } from './export-volume-report';
 import { benchCacheRoot, cdkBuildOptions, projectRoot } from './options';
 import {
@@ -115,12 +116,17 @@ function runProbe<T>(
   env: Record<string, string>,
   timeoutMs: number,
   onLine: (line: string) => void = say,
+  wrapperFlags: readonly string[] = [],
 ): Promise<T> {
   return new Promise((resolve, reject) => {
     // Lambda's runtime passes --expose-gc too.
-    const child = spawn(process.execPath, ['--expose-gc', ...flags, '--no-warnings', file], {
+    const command = [process.execPath, '--expose-gc', ...flags, '--no-warnings', file];
+    // As deployed: the function's exec wrapper (the script itself) adds its flags to the command line.
+    const [program = process.execPath, ...args] =
+      wrapperFlags.length > 0 ? [execWrapper.source, ...command] : command;
+    const child = spawn(program, args, {
       cwd: projectRoot,
-      env: { ...process.env, ...env },
+      env: { ...process.env, ...env, [execWrapper.flagsVar]: wrapperFlags.join(' ') },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.add(child);
@@ -165,6 +171,8 @@ try {
   );
   const memoryMb = functionMemoryMb();
   const flags: Record<HeapMode, string[]> = { lambda: lambdaFlags(memoryMb), capped: CAPPED_FLAGS };
+  // Judged as deployed: the exports function's exec wrapper adds its flags (infra/node-flags.ts).
+  const wrapped: Record<HeapMode, readonly string[]> = { lambda: nodeFlags.exports ?? [], capped: [] };
   const started = Date.now();
   say('starting the local stack (DynamoDB Local, SQS/S3, SES, gateway; no workers)…');
   stack = await startLocalStack({
@@ -196,6 +204,7 @@ try {
     runtime: `node ${process.version}, the functions bundled with the CDK options (esbuild, minified, ESM) and run by plain node`,
     functionMemoryMb: memoryMb,
     lambdaFlags: flags.lambda.join(' '),
+    wrapperFlags: (nodeFlags.exports ?? []).join(' '),
     cappedFlags: flags.capped.join(' '),
     pdfTimeoutSeconds: pdfWorker?.timeoutSeconds ?? 120,
   };
@@ -258,7 +267,7 @@ try {
     for (const heap of ['lambda', 'capped'] as const) {
       for (const format of ['csv', 'json'] as const) {
         say(
-          `exporting ${size.toLocaleString('en')} messages as ${format.toUpperCase()} (fresh bundled process, ${flags[heap].join(' ')})…`,
+          `exporting ${size.toLocaleString('en')} messages as ${format.toUpperCase()} (fresh bundled process, ${[...flags[heap], ...wrapped[heap]].join(' ')})…`,
         );
         try {
           const run = await runProbe<ExportRun>(
@@ -267,6 +276,8 @@ try {
             { BENCH_EXPORT_FORMAT: format, BENCH_API_KEY: key.key, BENCH_HEAP: heap },
             // Generous: ~1,000 messages/s would still finish.
             Math.max(120_000, size * 2),
+            say,
+            wrapped[heap],
           );
           say(
             `  ${run.status}, ${run.rows.toLocaleString('en')} rows, ${run.messages.toLocaleString('en')} messages, ${mb(run.bytes)} in ${(run.elapsedMs / 1000).toFixed(1)} s; peak RSS ${mb(run.peakRss)} (baseline ${mb(run.baselineRss)})`,
@@ -339,6 +350,7 @@ async function pdfJob(
     { BENCH_PDF_QUEUE_URL: queueUrl, BENCH_PDF_QUEUE_ARN: 'arn:aws:sqs:local:000000000000:pdf-jobs' },
     180_000,
     (line) => (line === 'ready' ? ready() : say(`  ${line}`)),
+    nodeFlags['pdf-transcript'] ?? [],
   );
   await Promise.race([isReady, worker]);
   const headers = { Authorization: `Bearer ${target.apiKey}` };

@@ -1,7 +1,8 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   BUNDLED_ASSET_DIR,
@@ -9,6 +10,7 @@ import {
   rendererPackageDir,
 } from '../../functions/platform/reference-assets';
 import { projectRoot, ServiceFunction } from '../../infra/constructs/service-function';
+import { execWrapper } from '../../infra/node-flags';
 
 const outdir = mkdtempSync(join(tmpdir(), 'bundled-files-'));
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
@@ -38,6 +40,29 @@ describe('ServiceFunction bundledFiles', () => {
     }
     const bundle = readFileSync(join(code, 'index.mjs'), 'utf8');
     expect(bundle).not.toContain('SwaggerUIBundle');
+  });
+
+  it('bundles the exec wrapper, executable, when a function has node flags, and names it in its environment', () => {
+    const wrapperOut = mkdtempSync(join(outdir, 'wrapper-'));
+    const app = new App({ outdir: wrapperOut });
+    const stack = new Stack(app, 'Wrapped');
+    new ServiceFunction(stack, 'Fn', {
+      entry: 'functions/platform/reference-assets.ts',
+      environment: { KEPT: 'yes' },
+      nodeFlags: ['--max-semi-space-size=1', '--stack-size=900'],
+    });
+    app.synth();
+    const [asset] = readdirSync(wrapperOut).filter((entry) => entry.startsWith('asset.'));
+    const script = join(wrapperOut, asset ?? '', execWrapper.target);
+    expect(readFileSync(script).equals(readFileSync(execWrapper.source))).toBe(true);
+    // Lambda runs the wrapper itself: without the execute bits the function cannot start.
+    expect(statSync(script).mode & 0o777).toBe(0o755);
+    const [lambda] = Object.values(Template.fromStack(stack).findResources('AWS::Lambda::Function'));
+    expect(lambda?.Properties.Environment.Variables).toMatchObject({
+      KEPT: 'yes',
+      AWS_LAMBDA_EXEC_WRAPPER: `/var/task/${execWrapper.target}`,
+      [execWrapper.flagsVar]: '--max-semi-space-size=1 --stack-size=900',
+    });
   });
 
   it('refuses a source outside the project or a target outside the bundle', () => {

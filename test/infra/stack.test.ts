@@ -3,6 +3,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { fallbackGroup, routeTable } from '../../functions/routes';
 import { workerDefinitions } from '../../functions/workers';
+import { execWrapper, nodeFlags } from '../../infra/node-flags';
 import { ROUTE_GROUP_TAG, ServiceStack, WORKER_TAG } from '../../infra/stacks/service-stack';
 import { tableDefinition } from '../../shared/db/table';
 import { bucketDefinitions, queueDefinitions } from '../../shared/resources';
@@ -79,6 +80,21 @@ describe('functions', () => {
         'AWS::SecretsManager::Secret',
       );
     }
+  });
+
+  it('starts the exports function through the exec wrapper with its node flags, and no other', () => {
+    const wrapped = new Map<string, unknown>();
+    for (const [, fn] of ofType('AWS::Lambda::Function')) {
+      const variables = (fn.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)
+        ?.Variables;
+      const name = tagValue(fn, ROUTE_GROUP_TAG) ?? tagValue(fn, WORKER_TAG) ?? 'other';
+      if (variables?.AWS_LAMBDA_EXEC_WRAPPER !== undefined) {
+        expect(variables.AWS_LAMBDA_EXEC_WRAPPER, name).toBe('/var/task/node-flags.sh');
+        wrapped.set(name, variables[execWrapper.flagsVar]);
+      }
+    }
+    expect(Object.fromEntries(wrapped)).toEqual({ exports: '--max-semi-space-size=1' });
+    expect(Object.keys(nodeFlags)).toEqual(['exports']);
   });
 
   it('has one function per worker, triggered by its source', () => {
