@@ -59,25 +59,33 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * A request's time for retrying optimistic writes, shared by nested retries (an edit that also
  * moves the conversation's preview), measured on the monotonic clock, not the service's (tests
- * shift that one).
+ * shift that one). An attempt starts only when one as long as the last would still end within the
+ * budget: under load an attempt takes hundreds of milliseconds, and one started just before the
+ * deadline would carry the answer past the contract's 2 s.
  */
 export class RetryBudget {
   private readonly deadline: number;
+  private attemptStartedAt: number;
 
   constructor(ms: number = RETRY_BUDGET_MS) {
-    this.deadline = performance.now() + ms;
+    this.attemptStartedAt = performance.now();
+    this.deadline = this.attemptStartedAt + ms;
   }
 
   /**
    * A random pause before the next attempt (full jitter, growing with the attempt, so writers that
-   * collided once do not collide again in lockstep). False when the budget is spent: give up.
+   * collided once do not collide again in lockstep). False when the budget would not hold another
+   * attempt as long as the one that just lost: give up.
    */
   async pause(attempt: number): Promise<boolean> {
-    const left = this.deadline - performance.now();
+    const now = performance.now();
+    const attemptMs = now - this.attemptStartedAt;
+    const left = this.deadline - now - attemptMs;
     if (left <= 0) return false;
     const ceilingMs = Math.min(250, 10 * 2 ** Math.min(attempt, 5));
     await sleep(Math.min(left, Math.random() * ceilingMs));
-    return performance.now() < this.deadline;
+    this.attemptStartedAt = performance.now();
+    return this.attemptStartedAt + attemptMs < this.deadline;
   }
 }
 

@@ -25,14 +25,14 @@ afterAll(() => {
 });
 
 /** Every transaction loses to another writer of the same conversation, forever. */
-function alwaysContended() {
+function alwaysContended(attemptMs = 100) {
   ddb.reset();
   // The rate limit's lease of the shared window.
   ddb.on(UpdateCommand).resolves({ Attributes: { used: 1 } });
   ddb.on(GetCommand).resolves({ Item: { ...conversationExample, rev: 7 } });
   // A contended transaction is not instant: each attempt costs a round trip before it is cancelled.
   ddb.on(TransactWriteCommand).callsFake(async () => {
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, attemptMs));
     throw new TransactionCanceledException({
       message: 'Transaction cancelled',
       $metadata: {},
@@ -54,12 +54,22 @@ describe('a write that keeps losing to concurrent writers', () => {
     const started = performance.now();
     await expect(touch()).rejects.toBeInstanceOf(ConcurrentChangeError);
     const elapsed = performance.now() - started;
-    expect(elapsed).toBeGreaterThanOrEqual(RETRY_BUDGET_MS - 50);
+    // It stops once another attempt like the last (~100 ms) would no longer end within the budget.
+    expect(elapsed).toBeGreaterThanOrEqual(RETRY_BUDGET_MS - 250);
     expect(elapsed).toBeLessThan(2_000);
     const attempts = ddb.commandCalls(TransactWriteCommand).length;
     expect(attempts).toBeGreaterThan(3);
     // Each attempt starts again from a strong read of the conversation.
     expect(ddb.commandCalls(GetCommand).length).toBe(attempts);
+  });
+
+  it('does not start an attempt that would carry the answer past 2 s when attempts are slow', async () => {
+    // Under load an attempt can take most of a second: the third would have ended after 2 s.
+    alwaysContended(700);
+    const started = performance.now();
+    await expect(touch()).rejects.toBeInstanceOf(ConcurrentChangeError);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(ddb.commandCalls(TransactWriteCommand).length).toBe(2);
   });
 
   it('answers 503 SERVICE_UNAVAILABLE with Retry-After', async () => {
