@@ -286,6 +286,7 @@ export async function conversationScenarios(context: FixtureContext): Promise<Sc
     },
     {
       route: 'GET /api/conversations/{id}/assignment-history',
+      target: 'childRead',
       caller: 'apiKey',
       expectedStatus: 200,
       call: () => ({ method: 'GET', path: at(conversationId, '/assignment-history'), token: apiKey }),
@@ -303,12 +304,14 @@ export async function conversationScenarios(context: FixtureContext): Promise<Sc
     },
     {
       route: 'GET /api/conversations/{id}/messages',
+      target: 'childRead',
       caller: 'apiKey',
       expectedStatus: 200,
       call: () => ({ method: 'GET', path: at(conversationId, '/messages'), token: apiKey }),
     },
     {
       route: 'GET /api/conversations/{id}/messages',
+      target: 'childRead',
       caller: 'visitor',
       expectedStatus: 200,
       call: () => ({ method: 'GET', path: at(conversationId, '/messages?limit=20'), token: visitor }),
@@ -394,6 +397,7 @@ export async function conversationScenarios(context: FixtureContext): Promise<Sc
     },
     {
       route: 'GET /api/conversations/{id}/messages/{messageId}/revisions',
+      target: 'childRead',
       caller: 'apiKey',
       expectedStatus: 200,
       call: () => ({
@@ -404,6 +408,7 @@ export async function conversationScenarios(context: FixtureContext): Promise<Sc
     },
     {
       route: 'GET /api/conversations/{id}/notes',
+      target: 'childRead',
       caller: 'apiKey',
       expectedStatus: 200,
       call: () => ({ method: 'GET', path: at(conversationId, '/notes'), token: apiKey }),

@@ -54,6 +54,7 @@ export async function exportScenarios(context: Omit<FixtureContext, 'nowMs'>): P
     {
       route: 'GET /api/conversations/{id}/transcript',
       variant: 'csv',
+      target: 'childRead',
       caller: 'apiKey',
       expectedStatus: 200,
       call: () => ({ method: 'GET', path: transcript, token: apiKey }),
@@ -61,6 +62,7 @@ export async function exportScenarios(context: Omit<FixtureContext, 'nowMs'>): P
     {
       route: 'GET /api/conversations/{id}/transcript',
       variant: 'pdf (202 job)',
+      target: 'job',
       caller: 'apiKey',
       expectedStatus: 202,
       call: () => ({ method: 'GET', path: `${transcript}?format=pdf`, token: apiKey }),

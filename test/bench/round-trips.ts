@@ -55,7 +55,15 @@ export interface Measured {
  * and read-state changes, whose cost scales with their ids) and `overhead` (other writes) no auth
  * or rate-limit trip.
  */
-export type TargetKind = 'read' | 'listing' | 'transaction' | 'bulk' | 'overhead' | 'uncached';
+export type TargetKind =
+  | 'read'
+  | 'childRead'
+  | 'job'
+  | 'listing'
+  | 'transaction'
+  | 'bulk'
+  | 'overhead'
+  | 'uncached';
 
 export interface EndpointResult {
   /** `METHOD /path/template` of the route table. */
@@ -100,7 +108,14 @@ export interface Scenario {
    * `uncached`: a credential authentication reads on every request by design (an impersonation
    * session, so that ending it takes effect everywhere at once): one auth read allowed warm.
    */
-  target?: 'transaction' | 'bulk' | 'listing' | 'uncached';
+  /**
+   * `childRead`: a read of a conversation's or webhook's children whose access rule needs the
+   * parent (it exists in the organization, the history window, the visitor's own): issue 14 allows
+   * two requests warm, the parent and the page.
+   * `job`: a GET that starts a job (the PDF transcript, 202): its write is the point, judged on
+   * overhead only.
+   */
+  target?: 'transaction' | 'bulk' | 'listing' | 'uncached' | 'childRead' | 'job';
   /**
    * Called once per attempt, before it is measured (and, cold, before the caches are cleared):
    * non-repeatable requests (revoke, unique e-mail) differ in their ids, and fixtures a request

@@ -39,6 +39,8 @@ const TARGETS = {
   importRatio: 1.2,
   chainUs: 10,
   warmReadTrips: 1,
+  /** A child read whose access rule needs the parent (issue 14): the parent's read and the page's. */
+  warmChildReadRequests: 2,
   /** A listing: the index names the page (parallel Queries share a trip), one BatchGetItem reads it. */
   listingTrips: 2,
   /** Single-conversation writes: the route's warm operations hold exactly this many transactions. */
@@ -463,6 +465,14 @@ function judge(result: EndpointResult): { ok: boolean; target: string; why: stri
       ok,
       target: `≤ ${TARGETS.warmReadTrips}, A0`,
       why: ok ? '' : 'read needs more than one trip warm',
+    };
+  }
+  if (result.target === 'childRead') {
+    const ok = warmTrip.sends <= TARGETS.warmChildReadRequests && overhead === 0;
+    return {
+      ok,
+      target: `≤ ${TARGETS.warmChildReadRequests} (parent + page), A0`,
+      why: ok ? '' : `${warmTrip.sends} requests warm: more than the parent and the page`,
     };
   }
   if (result.target === 'uncached') {

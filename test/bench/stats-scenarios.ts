@@ -111,6 +111,7 @@ export async function statsScenarios(context: Omit<FixtureContext, 'conversation
   return [
     {
       route: 'GET /api/surveys',
+      target: 'childRead',
       caller: 'apiKey',
       expectedStatus: 200,
       call: () => ({ method: 'GET', path: `/api/surveys?conversationId=${listed}`, token: apiKey }),
@@ -140,6 +141,8 @@ export async function statsScenarios(context: Omit<FixtureContext, 'conversation
     },
     {
       route: 'GET /api/analytics/csat',
+      // Issue 11: the day aggregates of the period in one or two Queries, whatever the organization's size.
+      target: 'listing',
       variant: '90d: 8 shards × 90 days, 10 operators',
       caller: 'apiKey',
       expectedStatus: 200,
@@ -147,6 +150,8 @@ export async function statsScenarios(context: Omit<FixtureContext, 'conversation
     },
     {
       route: 'GET /api/analytics/csat',
+      // Issue 11: the day aggregates of the period in one or two Queries, whatever the organization's size.
+      target: 'listing',
       variant: '7d',
       caller: 'operator',
       expectedStatus: 200,
@@ -162,6 +167,9 @@ export async function statsScenarios(context: Omit<FixtureContext, 'conversation
     {
       route: 'GET /api/export/analytics',
       variant: '366 days',
+      // Issue 9: the cost grows with the days asked, not the data; a year's day aggregates are
+      // four Queries side by side (one trip).
+      target: 'listing',
       caller: 'apiKey',
       expectedStatus: 200,
       call: () => {

@@ -159,6 +159,8 @@ export async function teamScenarios(
     },
     {
       route: 'GET /api/operators',
+      // The operators' page and their team memberships, read side by side.
+      target: 'listing',
       caller: 'apiKey',
       expectedStatus: 200,
       call: () => ({ method: 'GET', path: '/api/operators?limit=20', token: apiKey }),

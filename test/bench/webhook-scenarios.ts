@@ -121,6 +121,7 @@ export async function webhookScenarios(context: WebhookFixtureContext): Promise<
     },
     {
       route: 'GET /api/webhooks/{id}/deliveries',
+      target: 'childRead',
       caller: 'apiKey',
       expectedStatus: 200,
       call: () => ({ method: 'GET', path: at(failing, '/deliveries'), token: apiKey }),
