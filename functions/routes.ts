@@ -1,4 +1,7 @@
+import { config } from '../shared/config';
+import { buildOpenApi } from '../shared/http/openapi';
 import type { AnyRoute } from '../shared/http/route';
+import type { RouteCatalog } from '../shared/http/route-catalog';
 import { adminRoutes } from './admin/routes';
 import { analyticsRoutes } from './analytics/routes';
 import { chatbotRoutes } from './chatbot/routes';
@@ -32,7 +35,7 @@ export function routeTable(): readonly RouteGroup[] {
     {
       name: 'platform',
       description: 'health, OpenAPI document, API reference, 404/405 answers',
-      routes: platformRoutes(async () => allRoutes()),
+      routes: platformRoutes(async () => routeCatalog()),
     },
     {
       name: 'admin',
@@ -95,4 +98,22 @@ export const groupEntry = (name: string): string => `functions/${name}/handler.t
 
 export function allRoutes(): readonly AnyRoute[] {
   return routeTable().flatMap((group) => group.routes);
+}
+
+const catalogs = new Map<string, RouteCatalog>();
+
+/**
+ * The whole API as the platform function answers it (see shared/http/route-catalog.ts), for a
+ * service version: the running one, or the one the CDK app deploys.
+ */
+export function routeCatalog(version: string = config.serviceVersion): RouteCatalog {
+  let catalog = catalogs.get(version);
+  if (!catalog) {
+    const routes = allRoutes();
+    const methods: Record<string, string[]> = {};
+    for (const route of routes) methods[route.path] = [...(methods[route.path] ?? []), route.method];
+    catalog = { methods, openApi: buildOpenApi(routes, version) as Record<string, unknown> };
+    catalogs.set(version, catalog);
+  }
+  return catalog;
 }

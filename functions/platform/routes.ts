@@ -1,21 +1,21 @@
 import {
+  type CatalogLoader,
   getHealth,
   getOpenApi,
   getReference,
   getReferenceAsset,
-  type RouteLoader,
 } from './service-documents';
 
-export type { RouteLoader };
+export type { CatalogLoader };
 
 /**
- * The platform group's routes, given a way to load every route of the API (the OpenAPI document
- * describes them all). The group takes the loader rather than importing the route table, which
+ * The platform group's routes, given a way to load the whole API's catalog (the OpenAPI document
+ * describes every route). The group takes the loader rather than importing the route table, which
  * lists this group in return.
  */
-export const platformRoutes = (everyRoute: RouteLoader) => [
+export const platformRoutes = (catalog: CatalogLoader) => [
   getHealth,
-  getOpenApi(everyRoute),
+  getOpenApi(catalog),
   getReference,
   getReferenceAsset,
 ];

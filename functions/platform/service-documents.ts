@@ -1,6 +1,6 @@
 import { config } from '../../shared/config';
-import { buildOpenApi } from '../../shared/http/openapi';
-import { type AnyRoute, ok, reply, route } from '../../shared/http/route';
+import { ok, reply, route } from '../../shared/http/route';
+import type { RouteCatalog } from '../../shared/http/route-catalog';
 import * as z from '../../shared/schemas/zod';
 import {
   referenceAsset,
@@ -9,8 +9,8 @@ import {
   referencePage,
 } from './reference-page';
 
-/** Every route of the API, loaded on first need (the platform group does not import the table). */
-export type RouteLoader = () => Promise<readonly AnyRoute[]>;
+/** The whole API's catalog, loaded on first need (the platform group does not import the table). */
+export type CatalogLoader = () => Promise<RouteCatalog>;
 
 export const getHealth = route({
   method: 'GET',
@@ -28,9 +28,8 @@ export const getHealth = route({
   handle: async () => ok({ status: 'ok' as const, version: config.serviceVersion }),
 });
 
-export const getOpenApi = (everyRoute: RouteLoader) => {
-  let openApiDocument: Record<string, unknown> | undefined;
-  return route({
+export const getOpenApi = (catalog: CatalogLoader) =>
+  route({
     method: 'GET',
     path: '/api/openapi.json',
     operationId: 'getOpenApi',
@@ -42,13 +41,9 @@ export const getOpenApi = (everyRoute: RouteLoader) => {
     examples: {
       response: { openapi: '3.1.0', info: { title: 'Customer Conversation Service API', version: '0.1.0' } },
     },
-    handle: async () => {
-      // Built on first use, then kept: the document cannot change while the code does not.
-      openApiDocument ??= buildOpenApi(await everyRoute(), config.serviceVersion) as Record<string, unknown>;
-      return ok(openApiDocument, { 'Cache-Control': 'public, max-age=300' });
-    },
+    // Built once (or read from the build's file), then kept: it cannot change while the code does not.
+    handle: async () => ok((await catalog()).openApi, { 'Cache-Control': 'public, max-age=300' }),
   });
-};
 
 export const getReference = route({
   method: 'GET',

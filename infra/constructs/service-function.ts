@@ -12,8 +12,8 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '../../shared/db/table';
 import type { BucketDefinition, QueueDefinition } from '../../shared/resources';
+import { execWrapper } from '../function-tuning';
 import { acknowledge, reasons } from '../nag';
-import { execWrapper } from '../node-flags';
 
 export const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -55,7 +55,7 @@ export interface ServiceFunctionProps extends NodejsFunctionProps {
   /** Encrypts the function's log group (its key policy must admit CloudWatch Logs). */
   logsKey?: IKey;
   /**
-   * Node flags on top of the runtime's (see infra/node-flags.ts): the exec wrapper is bundled next
+   * Node flags on top of the runtime's (see infra/function-tuning.ts): the exec wrapper is bundled next
    * to `index.mjs` and named by AWS_LAMBDA_EXEC_WRAPPER, the flags in its environment.
    */
   nodeFlags?: readonly string[];

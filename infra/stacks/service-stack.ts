@@ -57,6 +57,7 @@ import { fallbackGroup, groupEntry, routeTable } from '../../functions/routes';
 import { realtimeConnectionsEntry, workerDefinitions, workerEntry } from '../../functions/workers';
 import packageJson from '../../package.json' with { type: 'json' };
 import { tableDefinition } from '../../shared/db/table';
+import { ROUTE_CATALOG_FILE } from '../../shared/http/route-catalog';
 import { METRICS_NAMESPACE, METRICS_SERVICE, WEBHOOK_DELIVERIES } from '../../shared/metrics-contract';
 import { bucketDefinitions, deadLetterName, queueDefinitions } from '../../shared/resources';
 import { alarmPeriod, type PagingAlarm, ServiceAlarms } from '../constructs/alarms';
@@ -64,9 +65,10 @@ import { type DashboardQueue, ServiceDashboard } from '../constructs/dashboard';
 import { LogQueries } from '../constructs/log-queries';
 import { type BundledFile, projectRoot, ServiceFunction } from '../constructs/service-function';
 import { RateLimitedWebAcl } from '../constructs/web-acl';
+import { bundleDefines, nodeFlags } from '../function-tuning';
 import { acknowledge, reasons } from '../nag';
-import { nodeFlags } from '../node-flags';
 import { thresholds } from '../operations/thresholds';
+import { writeRouteCatalog } from '../route-catalog-file';
 import { RouteAlarms, type RoutedMethod } from './route-alarms';
 
 type QueueName = (typeof queueDefinitions)[number]['name'];
@@ -106,12 +108,15 @@ const groupNeeds: Partial<
   >
 > = {
   // The reference page's renderer (Swagger UI), served as files by GET /api/docs/assets/{file}.
+  // The route catalog (404/405, the OpenAPI document), written at synth from the route table.
   platform: {
-    bundledFiles: () =>
-      Object.keys(rendererFiles).map((name) => ({
+    bundledFiles: () => [
+      ...Object.keys(rendererFiles).map((name) => ({
         from: join(rendererPackageDir(), name),
         to: `${BUNDLED_ASSET_DIR}/${name}`,
       })),
+      { from: writeRouteCatalog(packageJson.version), to: ROUTE_CATALOG_FILE },
+    ],
   },
   // Test deliveries and manual retries queue their attempt directly; create and rotate seal secrets.
   webhooks: { queues: ['webhook-deliveries'], sealsWebhookSecrets: true },
@@ -563,6 +568,7 @@ export class ServiceStack extends Stack {
         reservedConcurrentExecutions: reserved(group.name),
         ...(needs?.bundledFiles && { bundledFiles: needs.bundledFiles() }),
         ...(nodeFlags[group.name] && { nodeFlags: nodeFlags[group.name] }),
+        ...(bundleDefines[group.name] && { bundling: { define: { ...bundleDefines[group.name] } } }),
         ...(needs?.streams && { timeout: Duration.seconds(needs.streams.timeoutSeconds) }),
       }).bindTable(table, 'readWrite');
       if (needs?.sealsWebhookSecrets) withWebhookSecrets(fn, 'seal');

@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { workerDefinitions } from '../../functions/workers';
+import { bundleDefines } from '../../infra/function-tuning';
 import { cdkBuildOptions, projectRoot } from './options';
 
 export interface Contributor {
@@ -80,6 +81,8 @@ async function bundle(name: string, entry: string, outDir: string): Promise<Bund
     entryPoints: [entry],
     outfile: file,
     metafile: true,
+    // As CDK builds that function (infra/function-tuning.ts).
+    ...(bundleDefines[name] && { define: { ...bundleDefines[name] } }),
   });
   const output = Object.values(result.metafile.outputs)[0];
   return { name, file, bytes: output?.bytes ?? 0, ...analyse(result.metafile) };

@@ -19,8 +19,8 @@ import { copyFile, mkdir, mkdtemp, rm, rmdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 import { workerDefinitions } from '../../functions/workers';
+import { execWrapper, nodeFlags } from '../../infra/function-tuning';
 import { type LocalStack, startLocalStack } from '../../infra/local/stack';
-import { execWrapper, nodeFlags } from '../../infra/node-flags';
 import { EXPORT_TARGETS, reportExportVolume } from './export-volume-report';
 import { benchCacheRoot, cdkBuildOptions, projectRoot } from './options';
 import {
@@ -171,7 +171,7 @@ try {
   );
   const memoryMb = functionMemoryMb();
   const flags: Record<HeapMode, string[]> = { lambda: lambdaFlags(memoryMb), capped: CAPPED_FLAGS };
-  // Judged as deployed: the exports function's exec wrapper adds its flags (infra/node-flags.ts).
+  // Judged as deployed: the exports function's exec wrapper adds its flags (infra/function-tuning.ts).
   const wrapped: Record<HeapMode, readonly string[]> = { lambda: nodeFlags.exports ?? [], capped: [] };
   const started = Date.now();
   say('starting the local stack (DynamoDB Local, SQS/S3, SES, gateway; no workers)…');

@@ -113,7 +113,7 @@ export function reportExportVolume(result: ExportVolumeResult, verdicts: Verdict
     `  ${result.runtime}; each export in a fresh process invoking the streaming handler as the local gateway does, into a sink that counts and drops (the fastest client); DynamoDB Local on this machine`,
   );
   console.log(
-    `  judged: node started as Lambda's Node.js runtime starts it for the functions' ${result.functionMemoryMb} MB (${result.lambdaFlags})${result.wrapperFlags ? `, through the exports function's exec wrapper (infra/node-flags.ts: ${result.wrapperFlags}, last wins)` : ''}; cross-check: the same export with V8's heap capped (${result.cappedFlags}): what the export itself needs`,
+    `  judged: node started as Lambda's Node.js runtime starts it for the functions' ${result.functionMemoryMb} MB (${result.lambdaFlags})${result.wrapperFlags ? `, through the exports function's exec wrapper (infra/function-tuning.ts: ${result.wrapperFlags}, last wins)` : ''}; cross-check: the same export with V8's heap capped (${result.cappedFlags}): what the export itself needs`,
   );
   console.log(
     '  peak RSS: the kernel high-water mark (VmHWM) reset after loading; baseline: RSS after loading and a full collection; young / old gen: V8 committed sizes at their largest',

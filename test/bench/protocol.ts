@@ -250,7 +250,7 @@ export interface ExportVolumeResult {
   /** The functions' memory size (CDK) and the node flags Lambda derives from it. */
   functionMemoryMb: number;
   lambdaFlags: string;
-  /** What the exports function's exec wrapper adds (infra/node-flags.ts); empty when it has none. */
+  /** What the exports function's exec wrapper adds (infra/function-tuning.ts); empty when it has none. */
   wrapperFlags: string;
   cappedFlags: string;
   /** The PDF worker's timeout (functions/workers.ts). */

@@ -10,7 +10,7 @@ import {
   rendererPackageDir,
 } from '../../functions/platform/reference-assets';
 import { projectRoot, ServiceFunction } from '../../infra/constructs/service-function';
-import { execWrapper } from '../../infra/node-flags';
+import { execWrapper } from '../../infra/function-tuning';
 
 const outdir = mkdtempSync(join(tmpdir(), 'bundled-files-'));
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));

@@ -3,7 +3,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { fallbackGroup, routeTable } from '../../functions/routes';
 import { workerDefinitions } from '../../functions/workers';
-import { execWrapper, nodeFlags } from '../../infra/node-flags';
+import { execWrapper, nodeFlags } from '../../infra/function-tuning';
 import { ROUTE_GROUP_TAG, ServiceStack, WORKER_TAG } from '../../infra/stacks/service-stack';
 import { tableDefinition } from '../../shared/db/table';
 import { bucketDefinitions, queueDefinitions } from '../../shared/resources';

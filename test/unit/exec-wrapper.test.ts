@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { execWrapper } from '../../infra/node-flags';
+import { execWrapper } from '../../infra/function-tuning';
 
 /** Stands in for the runtime's entry script (/var/runtime/index.mjs), the command line's last word. */
 const dir = mkdtempSync(join(tmpdir(), 'exec-wrapper-'));

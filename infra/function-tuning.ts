@@ -1,10 +1,12 @@
 /**
- * Node flags some functions start with on top of those Lambda's runtime passes, through an exec
- * wrapper (infra/bundles/exec-wrapper/node-flags.sh). Read by the CDK construct and by the bench,
- * which starts its export processes through the same script: no aws-cdk-lib here.
+ * What some functions get beyond the construct's defaults: node flags on top of those Lambda's
+ * runtime passes (through an exec wrapper, infra/bundles/exec-wrapper/node-flags.sh) and bundler
+ * defines. Read by the CDK stack and by the bench, which builds and starts functions the same way:
+ * no aws-cdk-lib here.
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ROUTE_CATALOG_DEFINE } from '../shared/http/route-catalog';
 
 /** The wrapper script in the project, and where it lands in the function's code. */
 export const execWrapper = {
@@ -24,4 +26,12 @@ export const execWrapper = {
  */
 export const nodeFlags: Readonly<Record<string, readonly string[]>> = {
   exports: ['--max-semi-space-size=1'],
+};
+
+/**
+ * esbuild `define`s per function. Platform: it reads the route catalog its build writes next to
+ * the bundle instead of importing the route table (shared/http/route-catalog.ts).
+ */
+export const bundleDefines: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  platform: ROUTE_CATALOG_DEFINE,
 };
