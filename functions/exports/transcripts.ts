@@ -103,8 +103,13 @@ export const getTranscript = route({
       'conversationId,title,createdAt,transcript,messageCount,truncated\r\n019a7c1f-0a11-7b22-9c33-0d44e55f6603,"Hello, my order is late",2026-11-21T10:00:00.000Z,"[2026-11-21T10:00:00.000Z] visitor: Hello, my order is late",1,false\r\n',
   },
   handle: async ({ caller, organization, params, query }) => {
-    const conversation = await loadConversation(caller, organization, params.id);
-    if (query.format === 'pdf') {
+    const csv = query.format !== 'pdf';
+    // The CSV's operator names beside the conversation: one trip before the messages' pages.
+    const [conversation, names] = await Promise.all([
+      loadConversation(caller, organization, params.id),
+      csv ? operatorNames(caller.orgId) : undefined,
+    ]);
+    if (!csv) {
       const job = await exportJobs.create({
         orgId: caller.orgId,
         conversationId: conversation.id,
@@ -122,10 +127,9 @@ export const getTranscript = route({
       }
       return reply(202, { jobId: job.id, status: job.status, statusUrl: `/api/export/jobs/${job.id}` });
     }
-    const names = await operatorNames(caller.orgId);
     return {
       status: 200,
-      body: transcriptCsv(caller.orgId, conversation, names),
+      body: transcriptCsv(caller.orgId, conversation, names ?? new Map()),
       headers: {
         'Content-Type': 'text/csv; charset=utf-8',
         'Content-Disposition': contentDisposition(attachmentName(`transcript-${conversation.id}`, 'csv')),

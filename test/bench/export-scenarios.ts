@@ -28,7 +28,7 @@ export async function exportScenarios(context: Omit<FixtureContext, 'nowMs'>): P
       route: 'GET /api/export/conversations',
       caller: 'apiKey',
       expectedStatus: 200,
-      target: 'listing',
+      target: 'stream',
       call: () => ({ method: 'GET', path: '/api/export/conversations', token: apiKey }),
     },
     {
@@ -36,7 +36,7 @@ export async function exportScenarios(context: Omit<FixtureContext, 'nowMs'>): P
       variant: 'csv, redact_pii',
       caller: 'operator',
       expectedStatus: 200,
-      target: 'listing',
+      target: 'stream',
       call: () => ({
         method: 'GET',
         path: '/api/export/conversations?format=csv&redact_pii=true',
@@ -48,7 +48,7 @@ export async function exportScenarios(context: Omit<FixtureContext, 'nowMs'>): P
       variant: 'status=open',
       caller: 'apiKey',
       expectedStatus: 200,
-      target: 'listing',
+      target: 'stream',
       call: () => ({ method: 'POST', path: '/api/export/conversations/bulk?status=open', token: apiKey }),
     },
     {

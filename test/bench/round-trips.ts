@@ -59,6 +59,7 @@ export type TargetKind =
   | 'read'
   | 'childRead'
   | 'job'
+  | 'stream'
   | 'listing'
   | 'transaction'
   | 'bulk'
@@ -114,8 +115,11 @@ export interface Scenario {
    * two requests warm, the parent and the page.
    * `job`: a GET that starts a job (the PDF transcript, 202): its write is the point, judged on
    * overhead only.
+   * `stream`: a streamed export reads page after page by nature (its count, then each page's
+   * conversations and messages); its cost per 1,000 messages is phase 7's figure, and here only
+   * the overhead is judged.
    */
-  target?: 'transaction' | 'bulk' | 'listing' | 'uncached' | 'childRead' | 'job';
+  target?: 'transaction' | 'bulk' | 'listing' | 'uncached' | 'childRead' | 'job' | 'stream';
   /**
    * Called once per attempt, before it is measured (and, cold, before the caches are cleared):
    * non-repeatable requests (revoke, unique e-mail) differ in their ids, and fixtures a request
@@ -173,7 +177,8 @@ function purposeFromStack(stack: string): Purpose | undefined {
   if (/shared[\\/](?:http[\\/]rate-limiter|db[\\/]rate-windows)/.test(stack)) return 'rate';
   if (/shared[\\/](?:http[\\/]middleware[\\/]idempotency|db[\\/]idempotency)/.test(stack))
     return 'idempotency';
-  if (/functions[\\/]/.test(stack)) return 'route';
+  // An export's pages are read by an async generator (shared/exports) whose stack names no route.
+  if (/functions[\\/]|shared[\\/]exports[\\/]/.test(stack)) return 'route';
   return undefined;
 }
 

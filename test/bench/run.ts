@@ -499,7 +499,12 @@ function judge(result: EndpointResult): { ok: boolean; target: string; why: stri
   const ok = overhead === 0;
   return {
     ok,
-    target: result.target === 'bulk' ? 'A0 R0 (scales with ids)' : 'A0 R0',
+    target:
+      result.target === 'bulk'
+        ? 'A0 R0 (scales with ids)'
+        : result.target === 'stream'
+          ? 'A0 R0 (pages: phase 7)'
+          : 'A0 R0',
     why: ok ? '' : 'auth or rate limit hit DynamoDB warm',
   };
 }
