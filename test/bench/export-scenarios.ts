@@ -69,6 +69,8 @@ export async function exportScenarios(context: Omit<FixtureContext, 'nowMs'>): P
     },
     {
       route: 'POST /api/conversations/{id}/transcript',
+      // The per-organization e-mail rate (issue 9: no spam cannon) is counted on every send.
+      target: 'ownLimit',
       caller: 'apiKey',
       expectedStatus: 202,
       call: () => ({ method: 'POST', path: transcript, token: apiKey, body: { email: 'bench@example.com' } }),

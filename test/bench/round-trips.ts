@@ -60,6 +60,7 @@ export type TargetKind =
   | 'childRead'
   | 'job'
   | 'stream'
+  | 'ownLimit'
   | 'listing'
   | 'transaction'
   | 'bulk'
@@ -118,8 +119,10 @@ export interface Scenario {
    * `stream`: a streamed export reads page after page by nature (its count, then each page's
    * conversations and messages); its cost per 1,000 messages is phase 7's figure, and here only
    * the overhead is judged.
+   * `ownLimit`: a route with a per-organization limit of its own (team creation, transcript
+   * e-mails), whose window is counted on every request: one rate trip allowed warm, no auth trip.
    */
-  target?: 'transaction' | 'bulk' | 'listing' | 'uncached' | 'childRead' | 'job' | 'stream';
+  target?: 'transaction' | 'bulk' | 'listing' | 'uncached' | 'childRead' | 'job' | 'stream' | 'ownLimit';
   /**
    * Called once per attempt, before it is measured (and, cold, before the caches are cleared):
    * non-repeatable requests (revoke, unique e-mail) differ in their ids, and fixtures a request

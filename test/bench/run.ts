@@ -467,6 +467,14 @@ function judge(result: EndpointResult): { ok: boolean; target: string; why: stri
       why: ok ? '' : 'read needs more than one trip warm',
     };
   }
+  if (result.target === 'ownLimit') {
+    const ok = warmTrip.byPurpose.auth === 0 && warmTrip.byPurpose.rate <= 1;
+    return {
+      ok,
+      target: "A0, R ≤ 1 (the route's own limit)",
+      why: ok ? '' : 'auth hit DynamoDB warm, or more than the route’s own limit window',
+    };
+  }
   if (result.target === 'childRead') {
     const ok = warmTrip.sends <= TARGETS.warmChildReadRequests && overhead === 0;
     return {
