@@ -163,6 +163,8 @@ export interface ContentionLevel {
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
+  /** The slowest handler duration (its access line): what one Lambda instance spends on the request. */
+  handlerMaxMs: number | null;
   /** 503 answers that came without `Retry-After` (the contract requires it). */
   unavailableWithoutRetryAfter: number;
 }

@@ -732,7 +732,7 @@ section('6. Contention — concurrent writers PATCHing one conversation (rate li
 if (contention) {
   console.log(
     table(
-      ['writers', '>requests', 'statuses', '>p50', '>p99', '>max'],
+      ['writers', '>requests', 'statuses', '>p50', '>p99', '>max', '>handler max'],
       contention.levels.map((level) => [
         String(level.writers),
         level.requests.toLocaleString('en'),
@@ -742,20 +742,30 @@ if (contention) {
         ms(level.p50Ms * 1e6),
         ms(level.p99Ms * 1e6),
         ms(level.maxMs * 1e6),
+        level.handlerMaxMs === null ? '—' : ms(level.handlerMaxMs * 1e6),
       ]),
     ),
   );
-  // The contract: a write that keeps losing answers within 2 s, with Retry-After.
-  const slowest = Math.max(...contention.levels.map((level) => level.maxMs));
+  // The contract: a write that keeps losing answers within 2 s, with Retry-After. Judged on the
+  // handler's time, which is the request's time in Lambda (an instance per request); the client's
+  // time here also holds the one local gateway process's queue of 64 concurrent requests.
+  const slowestClient = Math.max(...contention.levels.map((level) => level.maxMs));
+  const handlerTimes = contention.levels.map((level) => level.handlerMaxMs);
+  const slowest = handlerTimes.every((value) => value !== null)
+    ? Math.max(...(handlerTimes as number[]))
+    : Number.POSITIVE_INFINITY;
   const bounded = slowest <= 2_000 + CONTENTION_SLACK_MS;
   const withRetryAfter = contention.levels.every((level) => level.unavailableWithoutRetryAfter === 0);
   verdicts.push({
-    what: 'contended writes answer within 2 s',
+    what: 'contended writes answer within 2 s (handler time)',
     ok: bounded && withRetryAfter,
-    detail: `slowest ${ms(slowest * 1e6)}${withRetryAfter ? '' : '; a 503 without Retry-After'}`,
+    detail: `slowest handler ${Number.isFinite(slowest) ? ms(slowest * 1e6) : 'not measured'}, slowest client answer ${ms(slowestClient * 1e6)}${withRetryAfter ? '' : '; a 503 without Retry-After'}`,
   });
   console.log(
-    `  first 503 at ${contention.firstUnavailableAt ?? `none up to ${contention.levels.at(-1)?.writers}`} writers; slowest answer ${ms(slowest * 1e6)} ${mark(bounded)} (contract: within 2 s, 503 with Retry-After)`,
+    `  first 503 at ${contention.firstUnavailableAt ?? `none up to ${contention.levels.at(-1)?.writers}`} writers; slowest handler ${Number.isFinite(slowest) ? ms(slowest * 1e6) : 'not measured'} ${mark(bounded)} (contract: within 2 s, 503 with Retry-After); slowest client answer ${ms(slowestClient * 1e6)}`,
+  );
+  console.log(
+    "  handler: the function's own time, from its access line, what one Lambda instance spends on the request; client: through the one local gateway process, which also queues the concurrent requests on this machine's cores",
   );
 } else {
   console.log(`  ${MISS} not measured: ${contentionError}`);
