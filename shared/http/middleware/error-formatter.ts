@@ -39,6 +39,9 @@ export const errorFormatter = (): HttpMiddleware => ({
       // with its cause, not an error with a stack (those stay for what nobody expected).
       if (known?.code === 'SERVICE_UNAVAILABLE')
         log.warn('request shed', { ...ids, cause: (request.error as Error).name ?? 'unknown' });
+      // Another service failed (Discord, an AI provider): answered 502 with which one, not our fault.
+      else if (known?.code === 'UPSTREAM_ERROR')
+        log.warn('upstream failed', { ...ids, reason: known.message, ...(known.details ?? {}) });
       else log.error('request failed', { ...ids, error: request.error as Error });
     }
     const statusCode = known ? statusOfCode[known.code] : 500;
