@@ -2,6 +2,7 @@ import { config } from '../shared/config';
 import { buildOpenApi } from '../shared/http/openapi';
 import type { AnyRoute } from '../shared/http/route';
 import type { RouteCatalog } from '../shared/http/route-catalog';
+import { methodsByPath } from '../shared/http/router';
 import { adminRoutes } from './admin/routes';
 import { analyticsRoutes } from './analytics/routes';
 import { chatbotRoutes } from './chatbot/routes';
@@ -110,9 +111,10 @@ export function routeCatalog(version: string = config.serviceVersion): RouteCata
   let catalog = catalogs.get(version);
   if (!catalog) {
     const routes = allRoutes();
-    const methods: Record<string, string[]> = {};
-    for (const route of routes) methods[route.path] = [...(methods[route.path] ?? []), route.method];
-    catalog = { methods, openApi: buildOpenApi(routes, version) as Record<string, unknown> };
+    catalog = {
+      methods: methodsByPath(routes),
+      openApi: buildOpenApi(routes, version) as Record<string, unknown>,
+    };
     catalogs.set(version, catalog);
   }
   return catalog;

@@ -63,7 +63,12 @@ import { bucketDefinitions, deadLetterName, queueDefinitions } from '../../share
 import { alarmPeriod, type PagingAlarm, ServiceAlarms } from '../constructs/alarms';
 import { type DashboardQueue, ServiceDashboard } from '../constructs/dashboard';
 import { LogQueries } from '../constructs/log-queries';
-import { type BundledFile, projectRoot, ServiceFunction } from '../constructs/service-function';
+import {
+  type BundledFile,
+  projectRoot,
+  ServiceFunction,
+  type ServiceFunctionProps,
+} from '../constructs/service-function';
 import { RateLimitedWebAcl } from '../constructs/web-acl';
 import { bundleDefines, nodeFlags } from '../function-tuning';
 import { acknowledge, reasons } from '../nag';
@@ -133,6 +138,23 @@ const groupNeeds: Partial<
   // Adding a channel looks it up through Discord's API with the bot token.
   discord: { readsDiscordToken: true },
 };
+
+/**
+ * How a route group's function is built beyond the construct's defaults: files next to its bundle,
+ * node flags (exec wrapper), bundler defines. Exported for the test that builds one as deployed.
+ */
+export function groupBuildProps(
+  name: string,
+): Pick<ServiceFunctionProps, 'bundledFiles' | 'nodeFlags' | 'bundling'> {
+  const needs = groupNeeds[name];
+  const flags = nodeFlags[name];
+  const define = bundleDefines[name];
+  return {
+    ...(needs?.bundledFiles && { bundledFiles: needs.bundledFiles() }),
+    ...(flags && { nodeFlags: flags }),
+    ...(define && { bundling: { define: { ...define } } }),
+  };
+}
 
 /** API Gateway's own errors, in the contract's envelope. */
 const gatewayErrors: readonly [ResponseType, string, string?][] = [
@@ -566,9 +588,7 @@ export class ServiceStack extends Stack {
         environment: { ...environment, SERVICE_FUNCTION: group.name },
         logsKey,
         reservedConcurrentExecutions: reserved(group.name),
-        ...(needs?.bundledFiles && { bundledFiles: needs.bundledFiles() }),
-        ...(nodeFlags[group.name] && { nodeFlags: nodeFlags[group.name] }),
-        ...(bundleDefines[group.name] && { bundling: { define: { ...bundleDefines[group.name] } } }),
+        ...groupBuildProps(group.name),
         ...(needs?.streams && { timeout: Duration.seconds(needs.streams.timeoutSeconds) }),
       }).bindTable(table, 'readWrite');
       if (needs?.sealsWebhookSecrets) withWebhookSecrets(fn, 'seal');

@@ -102,6 +102,54 @@ export interface MutateOptions {
   budget?: RetryBudget;
 }
 
+/** What a new conversation is given; everything else starts at the values below. */
+type NewConversationFields = Pick<
+  StoredConversation,
+  | 'id'
+  | 'organizationId'
+  | 'visitor'
+  | 'operatorId'
+  | 'status'
+  | 'priority'
+  | 'source'
+  | 'snoozedUntil'
+  | 'createdAt'
+  | 'title'
+  | 'tags'
+  | 'customFields'
+  | 'language'
+  | 'metadata'
+>;
+
+/**
+ * A conversation before its first message: no messages, nothing unread, no summary, version and
+ * revision 1. The one place these starting values live (the export bench seeds with it too).
+ */
+export function newConversation(fields: NewConversationFields): StoredConversation {
+  return {
+    ...fields,
+    visitorId: fields.visitor.id,
+    teamId: null,
+    aiEnabled: false,
+    lastMessageAt: fields.createdAt,
+    messageCount: 0,
+    unreadCount: 0,
+    hasUnreadMessages: false,
+    aiSummary: null,
+    aiSummaryGeneratedAt: null,
+    aiClassification: null,
+    version: 1,
+    updatedAt: fields.createdAt,
+    lastMessage: null,
+    firstResponseTimeMs: null,
+    rev: 1,
+    firstVisitorMessageAt: null,
+    deletedAt: null,
+    locale: null,
+    activeSurvey: null,
+  };
+}
+
 export const conversations = {
   /**
    * One transaction: the conversation, its first message if any, and their domain events. A
@@ -111,41 +159,22 @@ export const conversations = {
   async create(orgId: string, author: ConversationAuthor, visitor: Visitor, input: CreateConversationInput) {
     const now = clock.nowIso();
     const id = uuidv7();
-    let conversation: StoredConversation = {
+    let conversation = newConversation({
       id,
       organizationId: orgId,
-      visitorId: visitor.id,
+      visitor,
       operatorId: author.kind === 'operator' ? author.operatorId : null,
-      teamId: null,
       status: 'open',
       priority: input.priority ?? 'normal',
       source: author.kind === 'visitor' ? 'widget' : 'api',
-      aiEnabled: false,
       snoozedUntil: null,
-      lastMessageAt: now,
+      createdAt: now,
       title: input.title ?? 'New conversation',
-      messageCount: 0,
-      unreadCount: 0,
-      hasUnreadMessages: false,
       tags: [...new Set(input.tags ?? [])],
       customFields: input.customFields ?? {},
       language: input.language ?? null,
-      aiSummary: null,
-      aiSummaryGeneratedAt: null,
-      aiClassification: null,
       metadata: input.metadata ?? {},
-      version: 1,
-      createdAt: now,
-      updatedAt: now,
-      visitor,
-      lastMessage: null,
-      firstResponseTimeMs: null,
-      rev: 1,
-      firstVisitorMessageAt: null,
-      deletedAt: null,
-      locale: null,
-      activeSurvey: null,
-    };
+    });
     const opened = conversation;
     let first: Message | undefined;
     if (input.message !== undefined) {

@@ -1,4 +1,4 @@
-import type { RouteIndex } from './router';
+import { methodsOf, type RouteIndex } from './router';
 
 /**
  * What the platform function needs of the whole API: each path's methods (404 and 405 for what API
@@ -26,5 +26,5 @@ export const ROUTE_CATALOG_DEFINE: Readonly<Record<string, string>> = {
 
 /** The catalog as the router's index of the whole API (only `methodsOf` is asked of it). */
 export function catalogIndex(catalog: RouteCatalog): RouteIndex {
-  return { find: () => undefined, methodsOf: (resource) => catalog.methods[resource] ?? [] };
+  return { find: () => undefined, methodsOf: (resource) => methodsOf(catalog.methods, resource) };
 }

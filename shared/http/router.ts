@@ -9,16 +9,23 @@ export interface RouteIndex {
   methodsOf(resource: string): readonly string[];
 }
 
+/** Each path template's methods, in route order (the `Allow` of a 405, a preflight's methods). */
+export function methodsByPath(routes: readonly AnyRoute[]): Record<string, string[]> {
+  const methods: Record<string, string[]> = {};
+  for (const route of routes) methods[route.path] = [...(methods[route.path] ?? []), route.method];
+  return methods;
+}
+
+/** Own paths only: a resource named like an Object.prototype member is no route. */
+export const methodsOf = (methods: Readonly<Record<string, readonly string[]>>, resource: string) =>
+  Object.hasOwn(methods, resource) ? (methods[resource] ?? []) : [];
+
 export function indexRoutes(routes: readonly AnyRoute[]): RouteIndex {
-  const byKey = new Map<string, AnyRoute>();
-  const methods = new Map<string, string[]>();
-  for (const route of routes) {
-    byKey.set(`${route.method} ${route.path}`, route);
-    methods.set(route.path, [...(methods.get(route.path) ?? []), route.method]);
-  }
+  const byKey = new Map(routes.map((route) => [`${route.method} ${route.path}`, route]));
+  const methods = methodsByPath(routes);
   return {
     find: (method, resource) => byKey.get(`${method} ${resource}`),
-    methodsOf: (resource) => methods.get(resource) ?? [],
+    methodsOf: (resource) => methodsOf(methods, resource),
   };
 }
 

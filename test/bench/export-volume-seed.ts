@@ -8,7 +8,7 @@
  */
 import { withMessage } from '../../shared/conversations/state';
 import { batchPut } from '../../shared/db/batch';
-import { conversationItem, type StoredConversation } from '../../shared/db/conversations';
+import { conversationItem, newConversation } from '../../shared/db/conversations';
 import { messageItem, newMessage } from '../../shared/db/messages';
 import { uuidv7 } from '../../shared/ids';
 import type { Conversation } from '../../shared/schemas/conversation';
@@ -176,41 +176,22 @@ export async function seedVolume(plan: VolumePlan): Promise<SeededVolume> {
     const createdAt = new Date(at).toISOString();
     const id = uuidv7(at);
     if (index === 0) longConversationId = id;
-    let conversation: StoredConversation = {
+    let conversation = newConversation({
       id,
       organizationId: plan.orgId,
-      visitorId: visitor.id,
+      visitor,
       operatorId,
-      teamId: null,
       status,
       priority: random.pick(PRIORITIES),
       source: random.int(3) === 0 ? 'api' : 'widget',
-      aiEnabled: false,
       snoozedUntil: status === 'snoozed' ? new Date(nowMs + 86_400_000).toISOString() : null,
-      lastMessageAt: createdAt,
+      createdAt,
       title: 'New conversation',
-      messageCount: 0,
-      unreadCount: 0,
-      hasUnreadMessages: false,
       tags: TAGS.filter(() => random.int(4) === 0),
       customFields: {},
       language: random.int(2) === 0 ? 'en' : null,
-      aiSummary: null,
-      aiSummaryGeneratedAt: null,
-      aiClassification: null,
       metadata: {},
-      version: 1,
-      createdAt,
-      updatedAt: createdAt,
-      visitor,
-      lastMessage: null,
-      firstResponseTimeMs: null,
-      rev: 1,
-      firstVisitorMessageAt: null,
-      deletedAt: null,
-      locale: null,
-      activeSurvey: null,
-    };
+    });
     for (let i = 0; i < count; i++) {
       const fromVisitor = operatorId === null || i % 2 === 0;
       const message = newMessage({

@@ -5,9 +5,8 @@ import { App, Stack } from 'aws-cdk-lib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { groupEntry, routeCatalog } from '../../functions/routes';
 import { projectRoot, ServiceFunction } from '../../infra/constructs/service-function';
-import { bundleDefines } from '../../infra/function-tuning';
 import { lambdaContext, proxyEvent } from '../../infra/local/lambda-event';
-import { writeRouteCatalog } from '../../infra/route-catalog-file';
+import { groupBuildProps } from '../../infra/stacks/service-stack';
 import packageJson from '../../package.json' with { type: 'json' };
 import { ROUTE_CATALOG_FILE } from '../../shared/http/route-catalog';
 
@@ -23,11 +22,7 @@ afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 function buildPlatform(): string {
   const app = new App({ outdir });
   const stack = new Stack(app, 'Platform');
-  new ServiceFunction(stack, 'Fn', {
-    entry: groupEntry('platform'),
-    bundledFiles: [{ from: writeRouteCatalog(packageJson.version), to: ROUTE_CATALOG_FILE }],
-    bundling: { define: { ...bundleDefines.platform } },
-  });
+  new ServiceFunction(stack, 'Fn', { entry: groupEntry('platform'), ...groupBuildProps('platform') });
   app.synth();
   const [asset] = readdirSync(outdir).filter((entry) => entry.startsWith('asset.'));
   return join(outdir, asset ?? '');

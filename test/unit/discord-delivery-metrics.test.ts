@@ -1,5 +1,6 @@
 import type { Context, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { captureStdout, enableMetrics } from './helpers/stdout-capture';
 
 /** The Discord worker counts what Discord accepted: not drops, not rejections, not retries. */
 
@@ -24,16 +25,11 @@ vi.mock('../../shared/queues', () => ({
   queues: { changeVisibility: async () => undefined, send: async () => undefined },
 }));
 
-const stdout: string[] = [];
+let stdout: ReturnType<typeof captureStdout>;
 beforeAll(() => {
-  vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
-  vi.stubEnv('POWERTOOLS_DEV', 'false');
-  vi.stubEnv('SERVICE_FUNCTION', 'discord-delivery');
+  enableMetrics('discord-delivery');
   vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'SILENT');
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stdout.push(String(chunk));
-    return true;
-  });
+  stdout = captureStdout();
 });
 afterAll(() => {
   vi.restoreAllMocks();
@@ -61,11 +57,7 @@ describe('discord-delivery metrics', () => {
     const context = { awsRequestId: 'req', getRemainingTimeInMillis: () => 60_000 } as unknown as Context;
     const result = await handler(event, context);
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'm3' }]);
-    const lines = stdout
-      .join('')
-      .split('\n')
-      .filter((line) => line.startsWith('{"_aws"'))
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = stdout.metricLines();
     const posts = lines.filter((line) => 'DiscordPosts' in line);
     expect(posts.map((line) => [line.function, line.DiscordPosts])).toEqual([['discord-delivery', 2]]);
     const ages = lines.find((line) => 'QueueJobAge' in line)?.QueueJobAge as number[];

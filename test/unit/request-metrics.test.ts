@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { apiGatewayEvent, lambdaContext } from './helpers/apigw-event';
+import { captureStdout, type EmfLine, enableMetrics } from './helpers/stdout-capture';
 
 /**
  * What one API request tells CloudWatch: its EMF metric lines (Powertools Metrics) and its access
@@ -49,7 +50,7 @@ type Handler = (
   context: typeof lambdaContext,
 ) => Promise<APIGatewayProxyResult>;
 let handler: Handler;
-const stdout: string[] = [];
+let stdout: ReturnType<typeof captureStdout>;
 
 beforeAll(async () => {
   fake.server.on('request', answer);
@@ -62,9 +63,7 @@ beforeAll(async () => {
   vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'test');
   vi.stubEnv('TABLE_NAME', 'metrics-table');
   vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'INFO');
-  vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
-  vi.stubEnv('POWERTOOLS_DEV', 'false');
-  vi.stubEnv('SERVICE_FUNCTION', 'things');
+  enableMetrics('things');
   // What Lambda sets for an on-demand instance (provisioned ones report no cold start).
   vi.stubEnv('AWS_LAMBDA_INITIALIZATION_TYPE', 'on-demand');
 
@@ -104,10 +103,7 @@ beforeAll(async () => {
     }),
   ]) as unknown as Handler;
 
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stdout.push(String(chunk));
-    return true;
-  });
+  stdout = captureStdout();
 });
 
 afterAll(async () => {
@@ -117,29 +113,12 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
-  stdout.length = 0;
+  stdout.clear();
   fake.calls.length = 0;
 });
 
-interface EmfLine {
-  _aws: {
-    CloudWatchMetrics: {
-      Namespace: string;
-      Dimensions: string[][];
-      Metrics: { Name: string; Unit: string }[];
-    }[];
-  };
-  [key: string]: unknown;
-}
-
-const lines = () =>
-  stdout
-    .join('')
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-const metricLines = () => lines().filter((line): line is EmfLine => '_aws' in line);
-const accessLines = () => lines().filter((line) => line.message === 'request');
+const metricLines = () => stdout.metricLines();
+const accessLines = () => stdout.jsonLines().filter((line) => line.message === 'request');
 
 describe('the metrics and the access line of one request', () => {
   it('emits the route’s latency, status class, retries and throttles under service + route', async () => {

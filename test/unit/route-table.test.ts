@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { toJSONSchema } from 'zod/v4/core';
-import { allRoutes, routeTable } from '../../functions/routes';
+import { allRoutes, routeCatalog, routeTable } from '../../functions/routes';
 import { buildOpenApi } from '../../shared/http/openapi';
+import { catalogIndex, type RouteCatalog } from '../../shared/http/route-catalog';
+import { indexRoutes } from '../../shared/http/router';
 
 /** The route table is the single fact four consumers read: it must be coherent on its own. */
 describe('the route table', () => {
@@ -48,6 +50,25 @@ describe('the route table', () => {
         | undefined;
       expect(operation?.operationId).toBe(route.operationId);
       expect(Object.keys(operation?.responses ?? {})).toContain(String(route.response.status));
+    }
+  });
+});
+
+describe('the route catalog the platform function answers 404 and 405 from', () => {
+  const catalog = routeCatalog('test');
+  const table = indexRoutes(allRoutes());
+  const fromCatalog = catalogIndex(JSON.parse(JSON.stringify(catalog)) as RouteCatalog);
+
+  it('knows each path with the methods the route table gives it, after a trip through JSON', () => {
+    for (const path of new Set(allRoutes().map((route) => route.path))) {
+      expect(fromCatalog.methodsOf(path), path).toEqual(table.methodsOf(path));
+    }
+  });
+
+  it('knows no path named like an object member', () => {
+    for (const resource of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      expect(fromCatalog.methodsOf(resource)).toEqual([]);
+      expect(table.methodsOf(resource)).toEqual([]);
     }
   });
 });

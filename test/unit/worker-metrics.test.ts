@@ -1,40 +1,27 @@
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { captureStdout, enableMetrics } from './helpers/stdout-capture';
 
 /** What the queue workers tell CloudWatch: the dimension sets the stack's alarms and graphs read. */
 
-const stdout: string[] = [];
+let stdout: ReturnType<typeof captureStdout>;
 let workerMetrics: typeof import('../../shared/worker-metrics');
 
 beforeAll(async () => {
-  vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
-  vi.stubEnv('POWERTOOLS_DEV', 'false');
-  vi.stubEnv('SERVICE_FUNCTION', 'webhook-delivery');
+  enableMetrics('webhook-delivery');
   vi.stubEnv('AWS_LAMBDA_INITIALIZATION_TYPE', 'on-demand');
   workerMetrics = await import('../../shared/worker-metrics');
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stdout.push(String(chunk));
-    return true;
-  });
+  stdout = captureStdout();
 });
 afterAll(() => {
   vi.restoreAllMocks();
   vi.unstubAllEnvs();
 });
 beforeEach(() => {
-  stdout.length = 0;
+  stdout.clear();
 });
 
-interface Emf {
-  _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][] }[] };
-  [key: string]: unknown;
-}
-const emitted = () =>
-  stdout
-    .join('')
-    .split('\n')
-    .filter((line) => line.startsWith('{"_aws"'))
-    .map((line) => JSON.parse(line) as Emf);
+const emitted = () => stdout.metricLines();
 
 const record = (sentAt: number): SQSRecord =>
   ({ messageId: 'm', body: '{}', attributes: { SentTimestamp: String(sentAt) } }) as unknown as SQSRecord;
