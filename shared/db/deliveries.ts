@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
 import type { Delivery } from '../schemas/webhook';
 import { delivery as deliverySchema } from '../schemas/webhook';
@@ -8,6 +8,7 @@ import { db, tableName, ttlSeconds } from './client';
 import { conditionHeld, isConditionFailure } from './errors';
 import { keys } from './keys';
 import { pickShape } from './project';
+import { offsetPage } from './query';
 
 export type { Delivery };
 
@@ -93,49 +94,24 @@ export const deliveries = {
     return Item ? storedOf(Item) : undefined;
   },
 
-  /** Newest first, an offset page, with the total from a parallel count. */
+  /** Newest first, an offset page, with the total (see `offsetPage`); expired ones TTL has yet to remove are left out. */
   async list(orgId: string, webhookId: string, offset: number, limit: number) {
-    const query = {
-      TableName: tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      FilterExpression: 'expiresAt > :now',
-      ExpressionAttributeValues: {
-        ':pk': keys.deliveriesPartition(orgId, webhookId),
-        ':prefix': keys.deliveryPrefix,
-        ':now': ttlSeconds(clock.nowMs()),
+    const { items, total } = await offsetPage(
+      {
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        FilterExpression: 'expiresAt > :now',
+        ExpressionAttributeValues: {
+          ':pk': keys.deliveriesPartition(orgId, webhookId),
+          ':prefix': keys.deliveryPrefix,
+          ':now': ttlSeconds(clock.nowMs()),
+        },
+        ScanIndexForward: false,
       },
-    };
-    const readPage = async () => {
-      const items: Record<string, unknown>[] = [];
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await db.send(
-          new QueryCommand({
-            ...query,
-            ScanIndexForward: false,
-            Limit: offset + limit,
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        items.push(...(page.Items ?? []));
-        startKey = page.LastEvaluatedKey;
-      } while (startKey && items.length < offset + limit);
-      return items.slice(offset, offset + limit).map(toDelivery);
-    };
-    const count = async () => {
-      let total = 0;
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await db.send(
-          new QueryCommand({ ...query, Select: 'COUNT', ExclusiveStartKey: startKey }),
-        );
-        total += page.Count ?? 0;
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
-      return total;
-    };
-    const [data, totalItems] = await Promise.all([readPage(), count()]);
-    return { data, totalItems };
+      offset,
+      limit,
+    );
+    return { data: items.map(toDelivery), totalItems: total };
   },
 
   /**

@@ -1,4 +1,4 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client';
 
 /**
@@ -28,4 +28,40 @@ export async function queryPrefix(
     startKey = page.LastEvaluatedKey;
   } while (startKey && (options.limit === undefined || items.length < options.limit));
   return items;
+}
+
+/** No projection: a COUNT Query takes none. */
+type OffsetQuery = Omit<QueryCommandInput, 'Limit' | 'ExclusiveStartKey' | 'Select' | 'ProjectionExpression'>;
+
+/**
+ * One offset page of a Query and the exact number of items it matches, for the `pagination`
+ * object. The page is read first (`Limit` offset + limit, following pages a filter or the 1 MB cap
+ * cut short); only when items follow it is the rest counted, with `Select=COUNT` from where the page
+ * stopped. A set that fits in offset + limit costs one request; a longer one a second, sequential
+ * request whose read units are those of the items after the page. A count beside the page (the
+ * earlier design) cost two requests for every page, small sets included, and read the page's items
+ * twice.
+ */
+export async function offsetPage(
+  input: OffsetQuery,
+  offset: number,
+  limit: number,
+): Promise<{ items: Record<string, unknown>[]; total: number }> {
+  const wanted = offset + limit;
+  const read: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new QueryCommand({ ...input, Limit: wanted - read.length, ExclusiveStartKey: startKey }),
+    );
+    read.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey && read.length < wanted);
+  let total = read.length;
+  while (startKey) {
+    const rest = await db.send(new QueryCommand({ ...input, Select: 'COUNT', ExclusiveStartKey: startKey }));
+    total += rest.Count ?? 0;
+    startKey = rest.LastEvaluatedKey;
+  }
+  return { items: read.slice(offset), total };
 }

@@ -1,4 +1,4 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dayOf } from '../analytics/days';
 import { clock } from '../clock';
 import type { ActiveSurvey, StoredConversation } from '../conversations/state';
@@ -13,7 +13,7 @@ import { conditionHeld } from './errors';
 import { incrementWrites } from './increments';
 import { keys } from './keys';
 import { project } from './project';
-import { queryPrefix } from './query';
+import { offsetPage } from './query';
 import { stats } from './stats';
 import type { Write } from './transaction';
 
@@ -174,48 +174,28 @@ export const surveys = {
     }
   },
 
-  /**
-   * A page of a conversation's responses, newest first, and how many it has: one Query of the
-   * page (`Limit` offset + limit) beside one `Select=COUNT` Query.
-   */
+  /** A page of a conversation's responses, newest first, and how many it has (see `offsetPage`). */
   async list(
     orgId: string,
     conversationId: string,
     offset: number,
     limit: number,
   ): Promise<{ data: Survey[]; total: number }> {
-    const pk = keys.conversationPartition(orgId, conversationId);
-    const page = async () =>
-      (
-        await queryPrefix(pk, keys.surveyPrefix, {
-          limit: offset + limit,
-          newestFirst: true,
-          consistent: true,
-        })
-      )
-        .slice(offset)
-        .map(toSurvey);
-    const count = async () => {
-      let total = 0;
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const result = await db.send(
-          new QueryCommand({
-            TableName: tableName,
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-            ExpressionAttributeValues: { ':pk': pk, ':prefix': keys.surveyPrefix },
-            ConsistentRead: true,
-            Select: 'COUNT',
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        total += result.Count ?? 0;
-        startKey = result.LastEvaluatedKey;
-      } while (startKey);
-      return total;
-    };
-    const [data, total] = await Promise.all([page(), count()]);
-    return { data, total };
+    const { items, total } = await offsetPage(
+      {
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: {
+          ':pk': keys.conversationPartition(orgId, conversationId),
+          ':prefix': keys.surveyPrefix,
+        },
+        ScanIndexForward: false,
+        ConsistentRead: true,
+      },
+      offset,
+      limit,
+    );
+    return { data: items.map(toSurvey), total };
   },
 };
 
