@@ -65,8 +65,11 @@ export interface RequestFigures {
   dynamoDbThrottles: number;
 }
 
-/** Everything of a route's line between the timestamp and the values, built once per route. */
-const requestLineHeads = new Map<string, string>();
+/**
+ * Per route, built once: the metric directive (from after the timestamp to the end of `_aws`), and
+ * the standalone line's, followed by its dimensions.
+ */
+const requestTemplates = new Map<string, { directive: string; withDimensions: string }>();
 const REQUEST_DIRECTIVE_METRICS = JSON.stringify([
   { Name: REQUEST_METRICS.latency, Unit: MetricUnit.Milliseconds },
   ...[
@@ -80,27 +83,45 @@ const REQUEST_DIRECTIVE_METRICS = JSON.stringify([
   ].map((name) => ({ Name: name, Unit: MetricUnit.Count })),
 ]);
 
-function requestLineHead(route: string): string {
-  let head = requestLineHeads.get(route);
-  if (head === undefined) {
-    const directive = JSON.stringify([
+function requestTemplate(route: string): { directive: string; withDimensions: string } {
+  let template = requestTemplates.get(route);
+  if (template === undefined) {
+    const metricsDirective = JSON.stringify([
       { Namespace: METRICS_NAMESPACE, Dimensions: [['service', ROUTE_DIMENSION]], Metrics: 'METRICS' },
     ]).replace('"METRICS"', REQUEST_DIRECTIVE_METRICS);
-    head = `,"CloudWatchMetrics":${directive}},"service":${JSON.stringify(METRICS_SERVICE)},"${ROUTE_DIMENSION}":${JSON.stringify(route)}`;
-    requestLineHeads.set(route, head);
+    const directive = `,"CloudWatchMetrics":${metricsDirective}}`;
+    template = {
+      directive,
+      withDimensions: `${directive},"service":${JSON.stringify(METRICS_SERVICE)},"${ROUTE_DIMENSION}":${JSON.stringify(route)}`,
+    };
+    requestTemplates.set(route, template);
   }
-  return head;
+  return template;
 }
+
+const requestValues = (figures: RequestFigures): string =>
+  `"${REQUEST_METRICS.latency}":${figures.latencyMs},"${REQUEST_METRICS.requests}":1,"${REQUEST_METRICS.status2xx}":${figures.status2xx},"${REQUEST_METRICS.status4xx}":${figures.status4xx},"${REQUEST_METRICS.status5xx}":${figures.status5xx},"${REQUEST_METRICS.conflicts}":${figures.conflicts},"${REQUEST_METRICS.dynamoDbRetries}":${figures.dynamoDbRetries},"${REQUEST_METRICS.dynamoDbThrottles}":${figures.dynamoDbThrottles}`;
 
 /**
  * The one EMF line of an API request, dimensions `service` + `route`. The same document Powertools
  * would print for these metrics (a unit test compares the two), assembled from a per-route template:
  * Powertools' per-call validation and serialization measured about 11 µs a request, more than the
- * rest of the warm request path (see `npm run bench`), and this line runs on every request.
+ * rest of the warm request path (see `npm run bench`), and this line runs on every request. When
+ * the access line is written (INFO), the metrics ride on it instead (`requestMetricsMembers`).
  */
 export function publishRequestMetrics(route: string, figures: RequestFigures): void {
   if (metrics.off) return;
   process.stdout.write(
-    `{"_aws":{"Timestamp":${Date.now()}${requestLineHead(route)},"${REQUEST_METRICS.latency}":${figures.latencyMs},"${REQUEST_METRICS.requests}":1,"${REQUEST_METRICS.status2xx}":${figures.status2xx},"${REQUEST_METRICS.status4xx}":${figures.status4xx},"${REQUEST_METRICS.status5xx}":${figures.status5xx},"${REQUEST_METRICS.conflicts}":${figures.conflicts},"${REQUEST_METRICS.dynamoDbRetries}":${figures.dynamoDbRetries},"${REQUEST_METRICS.dynamoDbThrottles}":${figures.dynamoDbThrottles}}\n`,
+    `{"_aws":{"Timestamp":${Date.now()}${requestTemplate(route).withDimensions},${requestValues(figures)}}\n`,
   );
+}
+
+/**
+ * The same metrics as members of another JSON line that already holds the dimensions at its root
+ * (`service` = METRICS_SERVICE and `route`): the access line. CloudWatch extracts EMF from any JSON
+ * log line, so a request writes one line, not two. Undefined when metrics are off.
+ */
+export function requestMetricsMembers(route: string, figures: RequestFigures): string | undefined {
+  if (metrics.off) return undefined;
+  return `"_aws":{"Timestamp":${Date.now()}${requestTemplate(route).directive},${requestValues(figures)}`;
 }

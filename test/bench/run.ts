@@ -97,8 +97,9 @@ function runChild<T>(
     let errors = '';
     const onLine = (line: string) => {
       if (line.startsWith(RESULT_MARKER)) result = JSON.parse(line.slice(RESULT_MARKER.length)) as T;
-      // The warm chain runs with metrics on (their cost is part of the figure): not their lines.
-      else if (line.startsWith('{"_aws"')) return;
+      // The warm chain runs with metrics (and, once, access lines) on, their cost part of the
+      // figure: not their lines.
+      else if (line.startsWith('{"_aws"') || line.startsWith('{"level":"INFO","message":"request"')) return;
       else if (line.trim()) console.log(line);
     };
     child.stdout.on('data', (chunk: Buffer) => {
@@ -191,11 +192,17 @@ let warm: WarmChainResult | undefined;
 let warmError: string | undefined;
 /** The same chain without its per-request EMF line: what that line costs, shown beside the judged figure. */
 let warmWithoutMetrics: WarmChainResult | undefined;
+/** At the stack's default log level (INFO): the access line, which carries the metrics. */
+let warmAtInfo: WarmChainResult | undefined;
 try {
   warm = await runChild<WarmChainResult>('test/bench/warm-chain.ts', ['--expose-gc'], 90_000);
   progress('…and again with the metrics line off (POWERTOOLS_METRICS_DISABLED), to show what it costs');
   warmWithoutMetrics = await runChild<WarmChainResult>('test/bench/warm-chain.ts', ['--expose-gc'], 90_000, {
     POWERTOOLS_METRICS_DISABLED: 'true',
+  });
+  progress('…and at the stack’s default log level (INFO): one access line per request, the metrics on it');
+  warmAtInfo = await runChild<WarmChainResult>('test/bench/warm-chain.ts', ['--expose-gc'], 90_000, {
+    BENCH_LOG_LEVEL: 'INFO',
   });
 } catch (error) {
   warmError = message(error);
@@ -412,9 +419,24 @@ if (warm) {
               ],
             ]
           : []),
+        ...(warmAtInfo
+          ? [
+              [
+                'breakdown: judged, at INFO (access line with the metrics on it)',
+                us(warmAtInfo.plain.meanUs),
+                us(warmAtInfo.plain.p50Us),
+                us(warmAtInfo.plain.p99Us),
+              ],
+            ]
+          : []),
       ],
     ),
   );
+  if (warmAtInfo) {
+    console.log(
+      `  the access line (the stack's default level; the metrics ride on it, one stdout write) costs ${us(warmAtInfo.plain.meanUs - warm.plain.meanUs)} of the mean over the metrics line alone`,
+    );
+  }
   if (warmWithoutMetrics) {
     console.log(
       `  the per-request EMF line (route latency, status class, conflicts, DynamoDB retries and throttles; one stdout write) costs ${us(warm.plain.meanUs - warmWithoutMetrics.plain.meanUs)} of the mean`,

@@ -50,23 +50,9 @@ type Handler = (
   context: typeof lambdaContext,
 ) => Promise<APIGatewayProxyResult>;
 let handler: Handler;
-let stdout: ReturnType<typeof captureStdout>;
 
-beforeAll(async () => {
-  fake.server.on('request', answer);
-  await new Promise<void>((resolve) => fake.server.listen(0, '127.0.0.1', resolve));
-  const { port } = fake.server.address() as AddressInfo;
-  // Before the modules load: the client, the logger and the metrics read these once.
-  vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', `http://127.0.0.1:${port}`);
-  vi.stubEnv('AWS_REGION', 'eu-west-1');
-  vi.stubEnv('AWS_ACCESS_KEY_ID', 'test');
-  vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'test');
-  vi.stubEnv('TABLE_NAME', 'metrics-table');
-  vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'INFO');
-  enableMetrics('things');
-  // What Lambda sets for an on-demand instance (provisioned ones report no cold start).
-  vi.stubEnv('AWS_LAMBDA_INITIALIZATION_TYPE', 'on-demand');
-
+/** The stack over two test routes, built from modules as loaded now (they read the environment once). */
+async function handlerOfThings(): Promise<Handler> {
   const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
   const { db, tableName } = await import('../../shared/db/client');
   const { ConflictError } = await import('../../shared/errors');
@@ -79,7 +65,7 @@ beforeAll(async () => {
     callers: ['public'] as const,
     response: { status: 200, schema: z.unknown(), description: 'The thing' },
   };
-  handler = createHandler([
+  return createHandler([
     route({
       ...common,
       method: 'GET',
@@ -102,6 +88,25 @@ beforeAll(async () => {
       },
     }),
   ]) as unknown as Handler;
+}
+let stdout: ReturnType<typeof captureStdout>;
+
+beforeAll(async () => {
+  fake.server.on('request', answer);
+  await new Promise<void>((resolve) => fake.server.listen(0, '127.0.0.1', resolve));
+  const { port } = fake.server.address() as AddressInfo;
+  // Before the modules load: the client, the logger and the metrics read these once.
+  vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', `http://127.0.0.1:${port}`);
+  vi.stubEnv('AWS_REGION', 'eu-west-1');
+  vi.stubEnv('AWS_ACCESS_KEY_ID', 'test');
+  vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'test');
+  vi.stubEnv('TABLE_NAME', 'metrics-table');
+  vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'INFO');
+  enableMetrics('things');
+  // What Lambda sets for an on-demand instance (provisioned ones report no cold start).
+  vi.stubEnv('AWS_LAMBDA_INITIALIZATION_TYPE', 'on-demand');
+
+  handler = await handlerOfThings();
 
   stdout = captureStdout();
 });
@@ -118,6 +123,35 @@ beforeEach(() => {
 });
 
 const metricLines = () => stdout.metricLines();
+
+/** The document Powertools Metrics prints for the request figures of `ours` (its timestamp kept). */
+async function powertoolsDocument(ours: EmfLine & Record<string, unknown>): Promise<EmfLine> {
+  const { Metrics, MetricUnit } = await import('@aws-lambda-powertools/metrics');
+  class Reference extends Metrics {
+    document() {
+      return this.serializeMetrics();
+    }
+  }
+  const reference = new Reference({ namespace: 'ConversationService', serviceName: 'conversation-service' });
+  reference.addDimension('route', String(ours.route));
+  reference.addMetric('Latency', MetricUnit.Milliseconds, ours.Latency as number);
+  for (const name of [
+    'Requests',
+    'Status2xx',
+    'Status4xx',
+    'Status5xx',
+    'Conflicts',
+    'DynamoDbRetries',
+    'DynamoDbThrottles',
+  ])
+    reference.addMetric(name, MetricUnit.Count, ours[name] as number);
+  const expected = JSON.parse(JSON.stringify(reference.document())) as EmfLine;
+  expected._aws = {
+    ...expected._aws,
+    Timestamp: (ours._aws as { Timestamp?: number }).Timestamp,
+  } as EmfLine['_aws'];
+  return expected;
+}
 const accessLines = () => stdout.jsonLines().filter((line) => line.message === 'request');
 
 describe('the metrics and the access line of one request', () => {
@@ -187,37 +221,27 @@ describe('the metrics and the access line of one request', () => {
     expect(metricLines().filter((line) => 'ColdStart' in line)).toEqual([]);
   });
 
-  it('prints the very document Powertools Metrics would print for the same figures', async () => {
+  it('writes one line per request at INFO: the access line, carrying the very EMF document Powertools Metrics would print', async () => {
     await handler(apiGatewayEvent({ method: 'GET', resource: '/api/thing' }), lambdaContext);
-    const ours = metricLines().find((line) => line.route === 'getThing') as EmfLine & Record<string, number>;
-    const { Metrics, MetricUnit } = await import('@aws-lambda-powertools/metrics');
-    class Reference extends Metrics {
-      document() {
-        return this.serializeMetrics();
-      }
-    }
-    const reference = new Reference({
-      namespace: 'ConversationService',
-      serviceName: 'conversation-service',
-    });
-    reference.addDimension('route', 'getThing');
-    reference.addMetric('Latency', MetricUnit.Milliseconds, ours.Latency as number);
-    for (const name of [
-      'Requests',
-      'Status2xx',
-      'Status4xx',
-      'Status5xx',
-      'Conflicts',
-      'DynamoDbRetries',
-      'DynamoDbThrottles',
-    ])
-      reference.addMetric(name, MetricUnit.Count, ours[name] as number);
-    const expected = JSON.parse(JSON.stringify(reference.document())) as EmfLine;
-    expected._aws = {
-      ...expected._aws,
-      Timestamp: (ours._aws as { Timestamp?: number }).Timestamp,
-    } as EmfLine['_aws'];
-    expect(ours).toEqual(expected);
+    const lines = stdout.jsonLines().filter((line) => line.route === 'getThing');
+    expect(lines).toHaveLength(1);
+    const ours = lines[0] as EmfLine & Record<string, unknown>;
+    expect(ours.message).toBe('request');
+    const expected = await powertoolsDocument(ours);
+    // Every member of Powertools' document, with its value; the access line's own around them.
+    expect(Object.fromEntries(Object.keys(expected).map((key) => [key, ours[key]]))).toEqual(expected);
+  });
+
+  it('writes the EMF document alone when the access line is off (WARN)', async () => {
+    vi.resetModules();
+    vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'WARN');
+    const quiet = await handlerOfThings();
+    stdout.clear();
+    await quiet(apiGatewayEvent({ method: 'GET', resource: '/api/thing' }), lambdaContext);
+    const lines = stdout.jsonLines().filter((line) => line.route === 'getThing');
+    expect(lines).toHaveLength(1);
+    const ours = lines[0] as EmfLine & Record<string, unknown>;
+    expect(ours).toEqual(await powertoolsDocument(ours));
   });
 
   it('answers an unknown path under the `unmatched` route, not the raw path', async () => {
