@@ -46,6 +46,11 @@ export interface WorkerDefinition {
   buckets?: readonly (readonly [BucketName, 'read' | 'write' | 'readWrite'])[];
   /** Read from disk at run time, copied next to the bundle (paths relative to the project root). */
   bundledFiles?: readonly { from: string; to: string }[];
+  /**
+   * Modules the bundle takes from elsewhere (esbuild `alias`): module name → a file, relative to the
+   * project root, that stands in for it.
+   */
+  aliases?: Readonly<Record<string, string>>;
   /** Calls Discord: CDK grants read on the bot token's secret and names it. */
   readsDiscordToken?: boolean;
 }
@@ -129,6 +134,8 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
         to: 'standard-fonts/chunks/standardGlyphNames-DNHAb7rp.cjs',
       },
     ],
+    // Standard fonts only: fontkit (embedded font files) and its brotli are ~700 of the bundle's ~1,000 KB.
+    aliases: { fontkit: './infra/bundles/stubs/fontkit.mjs' },
   },
   {
     name: 'discord-delivery',

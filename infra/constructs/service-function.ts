@@ -59,6 +59,11 @@ export interface ServiceFunctionProps extends NodejsFunctionProps {
    * to `index.mjs` and named by AWS_LAMBDA_EXEC_WRAPPER, the flags in its environment.
    */
   nodeFlags?: readonly string[];
+  /**
+   * Modules the bundle takes from elsewhere (esbuild `alias`): module name → a file relative to the
+   * project root, where esbuild runs when it bundles locally (as here: it is a dev dependency).
+   */
+  aliases?: Readonly<Record<string, string>>;
 }
 
 export interface BundledFile {
@@ -100,7 +105,7 @@ export class ServiceFunction extends NodejsFunction {
   constructor(
     scope: Construct,
     id: string,
-    { bundledFiles: ownFiles = [], logsKey, nodeFlags = [], ...props }: ServiceFunctionProps,
+    { bundledFiles: ownFiles = [], logsKey, nodeFlags = [], aliases = {}, ...props }: ServiceFunctionProps,
   ) {
     const wrapped = nodeFlags.length > 0;
     const bundledFiles = wrapped
@@ -153,6 +158,10 @@ export class ServiceFunction extends NodejsFunction {
           },
         }),
         ...props.bundling,
+        esbuildArgs: {
+          ...Object.fromEntries(Object.entries(aliases).map(([name, file]) => [`--alias:${name}`, file])),
+          ...props.bundling?.esbuildArgs,
+        },
       },
     });
     acknowledge(this, {

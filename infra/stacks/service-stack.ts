@@ -677,6 +677,7 @@ export class ServiceStack extends Stack {
         ...(worker.bundledFiles && {
           bundledFiles: worker.bundledFiles.map(({ from, to }) => ({ from: join(projectRoot, from), to })),
         }),
+        ...(worker.aliases && { aliases: worker.aliases }),
       }).bindTable(table, 'readWrite');
       for (const [name, access] of worker.buckets ?? []) {
         const definition = bucketDefinitions.find((b) => b.name === name);

@@ -73,6 +73,10 @@ function analyse(metafile: Metafile): Pick<Bundle, 'contributors' | 'largestDeta
   return { contributors, largestDetail };
 }
 
+/** A worker's aliases (`worker:<name>`), as its definition gives them to CDK. */
+const aliasesOf = (name: string) =>
+  workerDefinitions.find((worker) => `worker:${worker.name}` === name)?.aliases;
+
 async function bundle(name: string, entry: string, outDir: string): Promise<Bundle> {
   const file = join(outDir, `${name.replace(':', '-')}.mjs`);
   const result = await build({
@@ -81,8 +85,9 @@ async function bundle(name: string, entry: string, outDir: string): Promise<Bund
     entryPoints: [entry],
     outfile: file,
     metafile: true,
-    // As CDK builds that function (infra/function-tuning.ts).
+    // As CDK builds that function (infra/function-tuning.ts, a worker's aliases).
     ...(bundleDefines[name] && { define: { ...bundleDefines[name] } }),
+    ...(aliasesOf(name) && { alias: { ...aliasesOf(name) } }),
   });
   const output = Object.values(result.metafile.outputs)[0];
   return { name, file, bytes: output?.bytes ?? 0, ...analyse(result.metafile) };

@@ -18,7 +18,7 @@ import { readFileSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, rm, rmdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
-import { workerDefinitions } from '../../functions/workers';
+import { type WorkerDefinition, workerDefinitions } from '../../functions/workers';
 import { execWrapper, nodeFlags } from '../../infra/function-tuning';
 import { type LocalStack, startLocalStack } from '../../infra/local/stack';
 import { EXPORT_TARGETS, reportExportVolume } from './export-volume-report';
@@ -96,9 +96,19 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 /** Bundles a probe as CDK bundles a function; the PDF worker's run-time files go beside it. */
-async function bundle(entry: string, dir: string, files: readonly { from: string; to: string }[] = []) {
+async function bundle(
+  entry: string,
+  dir: string,
+  { bundledFiles: files = [], aliases }: Pick<WorkerDefinition, 'bundledFiles' | 'aliases'> = {},
+) {
   const outfile = join(dir, 'probe.mjs');
-  await build({ ...cdkBuildOptions, entryPoints: [join(projectRoot, entry)], outfile });
+  await build({
+    ...cdkBuildOptions,
+    absWorkingDir: projectRoot,
+    entryPoints: [join(projectRoot, entry)],
+    outfile,
+    ...(aliases && { alias: { ...aliases } }),
+  });
   for (const file of files) {
     const target = join(dir, file.to);
     await mkdir(dirname(target), { recursive: true });
@@ -195,7 +205,7 @@ try {
   const pdfWorker = workerDefinitions.find((worker) => worker.name === 'pdf-transcript');
   const [exportProbe, pdfProbe] = await Promise.all([
     bundle('test/bench/export-volume-probe.ts', join(bundleDir, 'export')),
-    bundle('test/bench/pdf-worker-probe.ts', join(bundleDir, 'pdf'), pdfWorker?.bundledFiles),
+    bundle('test/bench/pdf-worker-probe.ts', join(bundleDir, 'pdf'), pdfWorker),
   ]);
   say(`probes bundled with the CDK options into ${bundleDir}`);
 
