@@ -1,4 +1,4 @@
-import { conversations } from '../../shared/db/conversations';
+import { listConversations as listPage } from '../../shared/db/conversation-listing';
 import { ok, route } from '../../shared/http/route';
 import { conversationPage, listConversationsQuery } from '../../shared/schemas/conversation';
 import { conversationExample, cursorExample } from '../../shared/schemas/examples';
@@ -23,13 +23,9 @@ export const listConversations = route({
       if (query.visitorId !== undefined && query.visitorId !== caller.visitorId)
         return ok({ data: [], nextCursor: null });
       return ok(
-        await conversations.list(
-          caller.orgId,
-          { ...query, visitorId: caller.visitorId },
-          historyCutoff(organization),
-        ),
+        await listPage(caller.orgId, { ...query, visitorId: caller.visitorId }, historyCutoff(organization)),
       );
     }
-    return ok(await conversations.list(caller.orgId, query, historyCutoff(organization)));
+    return ok(await listPage(caller.orgId, query, historyCutoff(organization)));
   },
 });

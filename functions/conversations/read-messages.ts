@@ -1,5 +1,6 @@
 import { keys } from '../../shared/db/keys';
-import { messages, toMessage } from '../../shared/db/messages';
+import { listMessages as listPage } from '../../shared/db/message-listing';
+import { toMessage } from '../../shared/db/messages';
 import { NotFoundError } from '../../shared/errors';
 import { ok, route } from '../../shared/http/route';
 import { idParams } from '../../shared/schemas/common';
@@ -26,7 +27,7 @@ export const listMessages = route({
     // In parallel: the access rules need the conversation, the page comes from its partition.
     const [, page] = await Promise.all([
       loadConversation(caller, organization, params.id),
-      messages.list(caller.orgId, params.id, query),
+      listPage(caller.orgId, params.id, query),
     ]);
     return ok(page);
   },

@@ -1,4 +1,5 @@
-import { type DomainEventType, domainEventTypes, feed } from '../../shared/db/events';
+import { feed } from '../../shared/db/event-feed';
+import { type DomainEventType, domainEventTypes } from '../../shared/db/events';
 import { ValidationError } from '../../shared/errors';
 import { ok, route } from '../../shared/http/route';
 import { cursorParam } from '../../shared/schemas/common';

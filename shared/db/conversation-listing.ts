@@ -3,6 +3,7 @@ import type { Conversation, ListConversationsQuery } from '../schemas/conversati
 import { conversationStatus } from '../schemas/conversation';
 import { batchGet } from './batch';
 import { db, tableName } from './client';
+import { toConversation } from './conversations';
 import { decodeCursor, encodeCursor, malformedCursor } from './cursor';
 import { type Key, keys } from './keys';
 
@@ -178,6 +179,10 @@ interface ListingCursor {
 }
 
 /**
+ * A page of `GET /api/conversations`, in a module of its own: the cursor it signs needs the key
+ * ring, which is read from Secrets Manager at init (shared/cursor-keys.ts), and only the functions
+ * that list conversations should load that client and make that read.
+ *
  * Newest `lastMessageAt` first. The most selective index names candidates (keys and the filtered
  * attributes only); the page's conversations are then read by key in one BatchGetItem and checked
  * against the filters again (an index trails the table by a moment). Two round trips.
@@ -186,7 +191,6 @@ export async function listConversations(
   orgId: string,
   query: ListConversationsQuery,
   since: string | undefined,
-  toConversation: (item: Item) => Conversation,
 ): Promise<{ data: Conversation[]; nextCursor: string | null }> {
   const queryId = JSON.stringify([
     'conversations',

@@ -7,13 +7,11 @@ import {
   type Conversation,
   type CreateConversationInput,
   conversation as conversationSchema,
-  type ListConversationsQuery,
 } from '../schemas/conversation';
 import type { Message } from '../schemas/message';
 import type { Visitor } from '../schemas/visitor';
 import { assignmentEntry, auditWrite } from './audit';
 import { db, tableName } from './client';
-import { listConversations } from './conversation-listing';
 import { eventItem } from './events';
 import { incrementWrites } from './increments';
 import { keys } from './keys';
@@ -289,10 +287,5 @@ export const conversations = {
         if (!(error instanceof ConcurrentChangeError) || !(await budget.pause(attempt))) throw error;
       }
     }
-  },
-
-  /** Newest `lastMessageAt` first: see `listConversations`. */
-  list(orgId: string, query: ListConversationsQuery, since: string | undefined) {
-    return listConversations(orgId, query, since, toConversation);
   },
 };

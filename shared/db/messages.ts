@@ -4,7 +4,6 @@ import { sanitizeText, searchVectorOf } from '../sanitize/text';
 import { type Message, message as messageSchema } from '../schemas/message';
 import { batchGet } from './batch';
 import { db, tableName } from './client';
-import { decodeCursor, encodeCursor } from './cursor';
 import { eventItem } from './events';
 import { keys } from './keys';
 import { project } from './project';
@@ -110,29 +109,6 @@ export const messages = {
     const found = new Map<string, StoredMessage>();
     for (const item of items) found.set(String(item.id), storedOf(item));
     return found;
-  },
-
-  /** Newest first; the cursor is bound to the organization and the conversation. */
-  async list(orgId: string, conversationId: string, page: { cursor?: string | undefined; limit: number }) {
-    const queryId = `messages:${conversationId}`;
-    const { Items = [] } = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: {
-          ':pk': keys.conversationPartition(orgId, conversationId),
-          ':prefix': keys.messagePrefix,
-        },
-        ScanIndexForward: false,
-        Limit: page.limit + 1,
-        ExclusiveStartKey: page.cursor ? decodeCursor(page.cursor, orgId, queryId) : undefined,
-      }),
-    );
-    const data = Items.slice(0, page.limit).map(toMessage);
-    const last = Items[page.limit - 1];
-    const nextCursor =
-      Items.length > page.limit && last ? encodeCursor(orgId, queryId, { pk: last.pk, sk: last.sk }) : null;
-    return { data, nextCursor };
   },
 
   /**

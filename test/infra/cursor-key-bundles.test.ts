@@ -1,0 +1,64 @@
+import { build } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import { groupEntry, routeTable } from '../../functions/routes';
+import { workerDefinitions, workerEntry } from '../../functions/workers';
+import { bundleDefines } from '../../infra/function-tuning';
+import { cdkBuildOptions, projectRoot } from '../bench/options';
+
+/**
+ * The cursor key ring is read from Secrets Manager while its module loads (shared/cursor-keys.ts):
+ * a function whose bundle holds that module loads the Secrets Manager client and makes that call in
+ * every cold start. Only the functions that answer cursor pages may hold it. It once reached seven
+ * functions through the modules that write conversations, events and messages.
+ */
+
+const CURSOR_KEYS = 'shared/cursor-keys.ts';
+
+async function bundledModules(name: string, entry: string): Promise<string[]> {
+  const result = await build({
+    ...cdkBuildOptions,
+    absWorkingDir: projectRoot,
+    entryPoints: [entry],
+    outfile: 'index.mjs',
+    write: false,
+    metafile: true,
+    minify: false,
+    ...(bundleDefines[name] && { define: { ...bundleDefines[name] } }),
+  });
+  return Object.keys(result.metafile.inputs);
+}
+
+const answersCursorPages = (schema: unknown): boolean => {
+  const shape = (schema as { shape?: Record<string, z.ZodType> }).shape;
+  return shape !== undefined && 'nextCursor' in shape;
+};
+
+describe('the cursor key ring', () => {
+  it('is in the bundle of exactly the functions that answer cursor pages', async () => {
+    const functions = [
+      ...routeTable().map((group) => ({
+        name: group.name,
+        entry: groupEntry(group.name),
+        signsCursors: group.routes.some((route) => answersCursorPages(route.response.schema)),
+      })),
+      ...workerDefinitions.map((worker) => ({
+        name: worker.name,
+        entry: workerEntry(worker.name),
+        signsCursors: false,
+      })),
+    ];
+    const holding = await Promise.all(
+      functions.map(async ({ name, entry }) => [
+        name,
+        (await bundledModules(name, entry)).includes(CURSOR_KEYS),
+      ]),
+    );
+    const expected = functions.map(({ name, signsCursors }) => [name, signsCursors]);
+    expect(Object.fromEntries(holding)).toEqual(Object.fromEntries(expected));
+    // The route table says so too: the groups that list conversations, messages and events.
+    expect(functions.filter((fn) => fn.signsCursors).map((fn) => fn.name)).toEqual(
+      expect.arrayContaining(['conversations', 'events']),
+    );
+  }, 120_000);
+});
