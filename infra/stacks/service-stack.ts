@@ -54,7 +54,12 @@ import {
   rendererPackageDir,
 } from '../../functions/platform/reference-assets';
 import { fallbackGroup, groupEntry, routeTable } from '../../functions/routes';
-import { realtimeConnectionsEntry, workerDefinitions, workerEntry } from '../../functions/workers';
+import {
+  realtimeConnectionsEntry,
+  type WorkerDefinition,
+  workerDefinitions,
+  workerEntry,
+} from '../../functions/workers';
 import packageJson from '../../package.json' with { type: 'json' };
 import { tableDefinition } from '../../shared/db/table';
 import { ROUTE_CATALOG_FILE } from '../../shared/http/route-catalog';
@@ -153,6 +158,18 @@ export function groupBuildProps(
     ...(needs?.bundledFiles && { bundledFiles: needs.bundledFiles() }),
     ...(flags && { nodeFlags: flags }),
     ...(define && { bundling: { define: { ...define } } }),
+  };
+}
+
+/** How a worker's function is built beyond the construct's defaults: files next to its bundle, aliases. */
+export function workerBuildProps(
+  worker: WorkerDefinition,
+): Pick<ServiceFunctionProps, 'bundledFiles' | 'aliases'> {
+  return {
+    ...(worker.bundledFiles && {
+      bundledFiles: worker.bundledFiles.map(({ from, to }) => ({ from: join(projectRoot, from), to })),
+    }),
+    ...(worker.aliases && { aliases: worker.aliases }),
   };
 }
 
@@ -674,10 +691,7 @@ export class ServiceStack extends Stack {
         environment: { ...environment, SERVICE_FUNCTION: worker.name },
         logsKey,
         reservedConcurrentExecutions: reserved(worker.name),
-        ...(worker.bundledFiles && {
-          bundledFiles: worker.bundledFiles.map(({ from, to }) => ({ from: join(projectRoot, from), to })),
-        }),
-        ...(worker.aliases && { aliases: worker.aliases }),
+        ...workerBuildProps(worker),
       }).bindTable(table, 'readWrite');
       for (const [name, access] of worker.buckets ?? []) {
         const definition = bucketDefinitions.find((b) => b.name === name);

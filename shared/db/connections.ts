@@ -2,7 +2,7 @@ import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
 import { db, tableName, ttlSeconds } from './client';
 import { keys } from './keys';
-import { queryPrefix } from './query';
+import { childrenQuery, queryPrefix } from './query';
 
 /** API Gateway closes a WebSocket after 2 hours at most: a connection record never outlives that. */
 const CONNECTION_TTL_MS = 2 * 3_600_000 + 5 * 60_000;
@@ -57,14 +57,10 @@ export const connections = {
     do {
       const page = await db.send(
         new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          FilterExpression: 'expiresAt > :now',
-          ExpressionAttributeValues: {
-            ':pk': keys.realtimeConnections(orgId, {}),
-            ':prefix': keys.realtimeConnectionPrefix,
+          ...childrenQuery(keys.realtimeConnections(orgId, {}), keys.realtimeConnectionPrefix, {
             ':now': now,
-          },
+          }),
+          FilterExpression: 'expiresAt > :now',
           ProjectionExpression: 'pk',
           ExclusiveStartKey: startKey,
         }),

@@ -8,7 +8,7 @@ import { db, tableName, ttlSeconds } from './client';
 import { conditionHeld, isConditionFailure } from './errors';
 import { keys } from './keys';
 import { pickShape } from './project';
-import { offsetPage } from './query';
+import { childrenQuery, offsetPage } from './query';
 
 export type { Delivery };
 
@@ -98,14 +98,10 @@ export const deliveries = {
   async list(orgId: string, webhookId: string, offset: number, limit: number) {
     const { items, total } = await offsetPage(
       {
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        FilterExpression: 'expiresAt > :now',
-        ExpressionAttributeValues: {
-          ':pk': keys.deliveriesPartition(orgId, webhookId),
-          ':prefix': keys.deliveryPrefix,
+        ...childrenQuery(keys.deliveriesPartition(orgId, webhookId), keys.deliveryPrefix, {
           ':now': ttlSeconds(clock.nowMs()),
-        },
+        }),
+        FilterExpression: 'expiresAt > :now',
         ScanIndexForward: false,
       },
       offset,

@@ -10,6 +10,7 @@ import { type StoredConversation, storedConversationOf } from './conversations';
 import { isConditionFailure } from './errors';
 import { type Key, keys } from './keys';
 import { type StoredMessage, toMessage } from './messages';
+import { childrenQuery } from './query';
 
 type Item = Record<string, unknown>;
 
@@ -211,12 +212,7 @@ export async function* messagePages(orgId: string, conversationId: string): Asyn
   do {
     const page = await db.send(
       new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: {
-          ':pk': keys.conversationPartition(orgId, conversationId),
-          ':prefix': keys.messagePrefix,
-        },
+        ...childrenQuery(keys.conversationPartition(orgId, conversationId), keys.messagePrefix),
         ExclusiveStartKey: startKey,
       }),
     );
@@ -236,9 +232,7 @@ export async function operatorNames(orgId: string): Promise<Map<string, string>>
   do {
     const page = await db.send(
       new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': organization.pk, ':prefix': keys.operatorPrefix },
+        ...childrenQuery(organization.pk, keys.operatorPrefix),
         ProjectionExpression: 'id, #name',
         ExpressionAttributeNames: { '#name': 'name' },
         ExclusiveStartKey: startKey,

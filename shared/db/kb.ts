@@ -4,7 +4,7 @@ import type { KbArticleStatus, KbArticleTranslation, KbCollectionTranslation } f
 import { batchGet } from './batch';
 import { db, tableName } from './client';
 import { keys } from './keys';
-import { queryPrefix } from './query';
+import { childrenQuery, queryPrefix } from './query';
 import { retryOnConflict, transact, type Write } from './transaction';
 
 /**
@@ -693,18 +693,14 @@ export const kbArticles = {
     do {
       const page = await db.send(
         new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ...childrenQuery(keys.kbPartition(orgId), keys.kbArticlePrefix, {
+            ':published': 'published',
+            ...(options.collectionId ? { ':collection': options.collectionId } : {}),
+          }),
           FilterExpression: options.collectionId
             ? '#status = :published AND collectionId = :collection'
             : '#status = :published',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':pk': keys.kbPartition(orgId),
-            ':prefix': keys.kbArticlePrefix,
-            ':published': 'published',
-            ...(options.collectionId ? { ':collection': options.collectionId } : {}),
-          },
           // Newest first, like the list: equal scores keep this order.
           ScanIndexForward: false,
           ExclusiveStartKey: startKey,

@@ -1,8 +1,9 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from './client';
+import { db } from './client';
 import { decodeCursor, encodeCursor } from './cursor';
 import { keys } from './keys';
 import { toMessage } from './messages';
+import { childrenQuery } from './query';
 
 /**
  * A page of a conversation's messages, newest first; the cursor is bound to the organization and
@@ -17,12 +18,7 @@ export async function listMessages(
   const queryId = `messages:${conversationId}`;
   const { Items = [] } = await db.send(
     new QueryCommand({
-      TableName: tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: {
-        ':pk': keys.conversationPartition(orgId, conversationId),
-        ':prefix': keys.messagePrefix,
-      },
+      ...childrenQuery(keys.conversationPartition(orgId, conversationId), keys.messagePrefix),
       ScanIndexForward: false,
       Limit: page.limit + 1,
       ExclusiveStartKey: page.cursor ? decodeCursor(page.cursor, orgId, queryId) : undefined,

@@ -5,6 +5,7 @@ import { batchDelete } from './batch';
 import { db, tableName } from './client';
 import { conversationItem, storedConversationOf } from './conversations';
 import { type Key, keys } from './keys';
+import { childrenQuery } from './query';
 
 type Item = Record<string, unknown>;
 
@@ -154,9 +155,7 @@ export async function purgeStep(
   const pk = keys.conversationPartition(orgId, conversationId);
   const { Items = [], LastEvaluatedKey } = await db.send(
     new QueryCommand({
-      TableName: tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': pk, ':prefix': phase.prefix },
+      ...childrenQuery(pk, phase.prefix),
       ProjectionExpression: phase.projection,
       // Strongly consistent: a child written just before the deletion must not be missed for good.
       ConsistentRead: true,

@@ -2,6 +2,18 @@ import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client';
 
 /**
+ * The Query input for the items of partition `pk` whose sort key starts with `prefix`; `values`
+ * adds the ones a filter names.
+ */
+export function childrenQuery(pk: string, prefix: string, values: Record<string, unknown> = {}) {
+  return {
+    TableName: tableName,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix, ...values },
+  };
+}
+
+/**
  * Every item of one partition whose sort key starts with `prefix`, following pages until done or
  * until `limit` items: the read behind each "list the children of X" in this table.
  */
@@ -15,9 +27,7 @@ export async function queryPrefix(
   do {
     const page = await db.send(
       new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+        ...childrenQuery(pk, prefix),
         ScanIndexForward: !options.newestFirst,
         ConsistentRead: options.consistent ?? false,
         ...(options.limit ? { Limit: options.limit - items.length } : {}),

@@ -13,7 +13,7 @@ import { conditionHeld } from './errors';
 import { incrementWrites } from './increments';
 import { keys } from './keys';
 import { project } from './project';
-import { offsetPage } from './query';
+import { childrenQuery, offsetPage } from './query';
 import { stats } from './stats';
 import type { Write } from './transaction';
 
@@ -183,12 +183,7 @@ export const surveys = {
   ): Promise<{ data: Survey[]; total: number }> {
     const { items, total } = await offsetPage(
       {
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: {
-          ':pk': keys.conversationPartition(orgId, conversationId),
-          ':prefix': keys.surveyPrefix,
-        },
+        ...childrenQuery(keys.conversationPartition(orgId, conversationId), keys.surveyPrefix),
         ScanIndexForward: false,
         ConsistentRead: true,
       },

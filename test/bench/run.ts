@@ -371,6 +371,10 @@ if (imports) {
   verdicts.push({ what: 'cold import ratio', ok: false, detail: why });
 }
 
+/** A variant of the judged chain beside it, when it was measured. */
+const breakdownRow = (what: string, run: WarmChainResult | undefined): string[][] =>
+  run ? [[`breakdown: judged, ${what}`, us(run.plain.meanUs), us(run.plain.p50Us), us(run.plain.p99Us)]] : [];
+
 section(
   `3. Warm in-process µs per request, GET /api/conversations/{id}, full chain — target ≤ ${TARGETS.chainUs} µs`,
 );
@@ -409,26 +413,8 @@ if (warm) {
           us(warm.stub.p99Us),
         ],
         [`cross-check: mock chain − mock × ${sends.toFixed(2)}`, us(mockedChainMean), us(mockedChainP50), ''],
-        ...(warmWithoutMetrics
-          ? [
-              [
-                'breakdown: judged, without the per-request EMF metrics line',
-                us(warmWithoutMetrics.plain.meanUs),
-                us(warmWithoutMetrics.plain.p50Us),
-                us(warmWithoutMetrics.plain.p99Us),
-              ],
-            ]
-          : []),
-        ...(warmAtInfo
-          ? [
-              [
-                'breakdown: judged, at INFO (access line with the metrics on it)',
-                us(warmAtInfo.plain.meanUs),
-                us(warmAtInfo.plain.p50Us),
-                us(warmAtInfo.plain.p99Us),
-              ],
-            ]
-          : []),
+        ...breakdownRow('without the per-request EMF metrics line', warmWithoutMetrics),
+        ...breakdownRow('at INFO (access line with the metrics on it)', warmAtInfo),
       ],
     ),
   );

@@ -5,6 +5,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { workerDefinitions } from '../../functions/workers';
 import { projectRoot, ServiceFunction } from '../../infra/constructs/service-function';
+import { workerBuildProps } from '../../infra/stacks/service-stack';
 
 /**
  * The PDF transcript renderer bundled as the pdf-transcript worker is (its fonts beside the bundle,
@@ -27,8 +28,7 @@ function buildRenderer(): string {
   const stack = new Stack(app, 'Pdf');
   new ServiceFunction(stack, 'Fn', {
     entry: 'test/infra/fixtures/pdf-render-entry.ts',
-    bundledFiles: (worker?.bundledFiles ?? []).map(({ from, to }) => ({ from: join(projectRoot, from), to })),
-    ...(worker?.aliases && { aliases: worker.aliases }),
+    ...(worker && workerBuildProps(worker)),
   });
   app.synth();
   const [asset] = readdirSync(outdir).filter((entry) => entry.startsWith('asset.'));

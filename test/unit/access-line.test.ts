@@ -32,6 +32,28 @@ async function powertoolsLine(message: string, attributes: Record<string, unknow
   return line as Record<string, unknown>;
 }
 
+const REQUEST_ID = 'c6af9ac6-7b61-11e6-9a41-93e8deadbeef';
+
+/** The request lines `infoWith` prints for `attributes` (plus MEMBERS), in a request begun here. */
+function oursFor(log: Logger, attributes: Record<string, unknown>, orgId?: string) {
+  log.beginRequest(REQUEST_ID);
+  if (orgId) log.setOrganization(orgId);
+  const stdout = captureStdout();
+  log.infoWith('request', attributes, MEMBERS);
+  const lines = stdout.jsonLines().filter((printed) => printed.message === 'request');
+  vi.restoreAllMocks();
+  return lines;
+}
+
+/** What Powertools prints for the same line: the request's keys, the attributes, the members. */
+const referenceFor = (attributes: Record<string, unknown>, orgId?: string) =>
+  powertoolsLine('request', {
+    requestId: REQUEST_ID,
+    ...(orgId ? { orgId } : {}),
+    ...attributes,
+    ...(JSON.parse(`{${MEMBERS}}`) as Record<string, unknown>),
+  });
+
 /** Key order matters (it is what a reader scans); the timestamps of two writes may differ by a ms. */
 function comparable(line: Record<string, unknown> | undefined) {
   return { keys: Object.keys(line ?? {}), values: { ...line, timestamp: typeof line?.timestamp } };
@@ -72,19 +94,9 @@ describe('log.infoWith', () => {
     ['a Lambda time zone (:UTC)', true, { TZ: ':UTC' }],
   ])('prints what Powertools prints, plus the members: %s', async (_case, withOrg, env) => {
     const log = await loadLogger(env);
-    log.beginRequest('c6af9ac6-7b61-11e6-9a41-93e8deadbeef');
-    if (withOrg) log.setOrganization('019a7c1f-0a11-7b22-9c33-0d44e55f6601');
-    const stdout = captureStdout();
-    log.infoWith('request', ACCESS, MEMBERS);
-    const ours = stdout.jsonLines().filter((printed) => printed.message === 'request');
-    vi.restoreAllMocks();
-
-    const reference = await powertoolsLine('request', {
-      requestId: 'c6af9ac6-7b61-11e6-9a41-93e8deadbeef',
-      ...(withOrg ? { orgId: '019a7c1f-0a11-7b22-9c33-0d44e55f6601' } : {}),
-      ...ACCESS,
-      ...(JSON.parse(`{${MEMBERS}}`) as Record<string, unknown>),
-    });
+    const orgId = withOrg ? '019a7c1f-0a11-7b22-9c33-0d44e55f6601' : undefined;
+    const ours = oursFor(log, ACCESS, orgId);
+    const reference = await referenceFor(ACCESS, orgId);
     expect(ours).toHaveLength(1);
     expect(comparable(ours[0])).toEqual(comparable(reference));
     expect(ours[0]?.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
@@ -96,16 +108,8 @@ describe('log.infoWith', () => {
       [{ TZ: 'Europe/Paris' }, ACCESS],
     ] as const) {
       const log = await loadLogger(env);
-      log.beginRequest('c6af9ac6-7b61-11e6-9a41-93e8deadbeef');
-      const stdout = captureStdout();
-      log.infoWith('request', attributes, MEMBERS);
-      const ours = stdout.jsonLines().filter((printed) => printed.message === 'request');
-      vi.restoreAllMocks();
-      const reference = await powertoolsLine('request', {
-        requestId: 'c6af9ac6-7b61-11e6-9a41-93e8deadbeef',
-        ...attributes,
-        ...(JSON.parse(`{${MEMBERS}}`) as Record<string, unknown>),
-      });
+      const ours = oursFor(log, attributes);
+      const reference = await referenceFor(attributes);
       expect(comparable(ours[0])).toEqual(comparable(reference));
       expect(String(ours[0]?.timestamp).endsWith('Z')).toBe(!('TZ' in env));
     }
