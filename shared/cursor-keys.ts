@@ -1,7 +1,7 @@
-import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { config } from './config';
 import { type CursorKeyRing, parseCursorKeyRing } from './cursor-key-ring';
 import { log } from './logger';
+import { getSecretString } from './secrets';
 
 /** How long a ring read from Secrets Manager is used before it is read again (in the background). */
 export const CURSOR_KEYS_REFRESH_SECONDS = 300;
@@ -12,8 +12,8 @@ export interface CursorKeySourceOptions {
   /** Locally: the key itself (CURSOR_SIGNING_KEY). */
   localKey?: string | undefined;
   refreshSeconds?: number;
-  /** Powertools Parameters' Secrets Manager provider (cached for `refreshSeconds`). */
-  provider?: Pick<SecretsProvider, 'get'>;
+  /** Reads the secret's string value; Secrets Manager's GetSecretValue unless a test passes its own. */
+  readSecret?: (secretId: string) => Promise<string>;
 }
 
 /**
@@ -40,14 +40,12 @@ export class CursorKeySource {
       if (!settings.localKey) throw new Error('No cursor signing key: set CURSOR_SIGNING_KEY_SECRET_ARN');
       return new CursorKeySource(parseCursorKeyRing(settings.localKey), Date.now(), settings);
     }
-    settings.provider ??= new SecretsProvider();
     return new CursorKeySource(await read(settings), Date.now(), settings);
   }
 
   /** The ring to sign and verify with now. */
   keys(): CursorKeyRing {
     const { secretArn, refreshSeconds } = this.options;
-    // Past the provider's cache age too (it was read before `loadedAt`): this read reaches Secrets Manager.
     if (secretArn && !this.refreshing && Date.now() - this.loadedAt > refreshSeconds * 1000) {
       this.refreshing = read(this.options)
         .then((ring) => {
@@ -72,11 +70,12 @@ export class CursorKeySource {
   }
 }
 
-async function read({ secretArn, provider, refreshSeconds }: CursorKeySourceOptions): Promise<CursorKeyRing> {
-  if (!secretArn || !provider) throw new Error('No secret to read the cursor key ring from');
-  const text = await provider.get(secretArn, { maxAge: refreshSeconds });
-  if (typeof text !== 'string') throw new Error('The cursor key secret has no string value');
-  return parseCursorKeyRing(text);
+async function read({
+  secretArn,
+  readSecret = getSecretString,
+}: CursorKeySourceOptions): Promise<CursorKeyRing> {
+  if (!secretArn) throw new Error('No secret to read the cursor key ring from');
+  return parseCursorKeyRing(await readSecret(secretArn));
 }
 
 /**

@@ -8,9 +8,9 @@ import { cdkBuildOptions, projectRoot } from '../bench/options';
 
 /**
  * The cursor key ring is read from Secrets Manager while its module loads (shared/cursor-keys.ts):
- * a function whose bundle holds that module loads the Secrets Manager client and makes that call in
- * every cold start. Only the functions that answer cursor pages may hold it. It once reached seven
- * functions through the modules that write conversations, events and messages.
+ * a function whose bundle holds that module makes that call (shared/secrets.ts) in every cold
+ * start. Only the functions that answer cursor pages may hold it. It once reached seven functions
+ * through the modules that write conversations, events and messages.
  */
 
 const CURSOR_KEYS = 'shared/cursor-keys.ts';

@@ -1,6 +1,3 @@
-import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   type CursorKeyRing,
@@ -61,26 +58,32 @@ describe('cursor key ring', () => {
 });
 
 describe('CursorKeySource', () => {
-  const secretsManager = mockClient(SecretsManagerClient);
   const secretArn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:cursor-AbCdEf';
-  // Powertools' cache and the source read the same clock.
+  // The source's clock; the secret reader itself is tested in secrets.test.ts.
   const advance = (ms: number) => vi.setSystemTime(Date.now() + ms);
-  const answer = (ring: CursorKeyRing | string) =>
-    secretsManager
-      .on(GetSecretValueCommand)
-      .resolves({ SecretString: typeof ring === 'string' ? ring : JSON.stringify(ring) });
-  const reads = () => secretsManager.commandCalls(GetSecretValueCommand).length;
-  // Powertools Parameters' provider, its cache included, over the mocked client.
-  const source = (refreshSeconds = 300) =>
-    CursorKeySource.create({ secretArn, refreshSeconds, provider: new SecretsProvider() });
+  let secret: () => Promise<string>;
+  const asked: string[] = [];
+  const answer = (ring: CursorKeyRing | string) => {
+    secret = async () => (typeof ring === 'string' ? ring : JSON.stringify(ring));
+  };
+  const fail = (error: Error) => {
+    secret = async () => {
+      throw error;
+    };
+  };
+  const reads = () => asked.length;
+  const readSecret = (secretId: string) => {
+    asked.push(secretId);
+    return secret();
+  };
+  const source = (refreshSeconds = 300) => CursorKeySource.create({ secretArn, refreshSeconds, readSecret });
 
   beforeEach(() => {
     vi.useFakeTimers({ toFake: ['Date'] });
-    secretsManager.reset();
+    asked.length = 0;
   });
   afterEach(() => {
     vi.useRealTimers();
-    secretsManager.reset();
   });
 
   it('uses the local key without any I/O when no secret is configured', async () => {
@@ -94,9 +97,7 @@ describe('CursorKeySource', () => {
     answer({ current: A, next: B });
     const keys = await source();
     expect(reads()).toBe(1);
-    expect(secretsManager.commandCalls(GetSecretValueCommand)[0]?.args[0].input).toMatchObject({
-      SecretId: secretArn,
-    });
+    expect(asked).toEqual([secretArn]);
     advance(299_000);
     for (let i = 0; i < 100; i += 1) expect(keys.keys()).toEqual({ current: A, next: B });
     expect(reads()).toBe(1);
@@ -121,7 +122,7 @@ describe('CursorKeySource', () => {
   it('keeps the ring in hand when a refresh fails, and tries again one period later', async () => {
     answer({ current: A, next: B });
     const keys = await source();
-    secretsManager.on(GetSecretValueCommand).rejects(new Error('throttled'));
+    fail(new Error('throttled'));
     const warn = vi.spyOn(log, 'warn').mockImplementation(() => undefined);
     advance(300_001);
     keys.keys();
@@ -136,7 +137,7 @@ describe('CursorKeySource', () => {
   });
 
   it('fails the cold start when the secret cannot be read or holds no usable ring', async () => {
-    secretsManager.on(GetSecretValueCommand).rejects(new Error('AccessDeniedException'));
+    fail(new Error('Secrets Manager AccessDeniedException: not allowed'));
     await expect(source()).rejects.toThrow(/AccessDenied/);
     answer(JSON.stringify({ current: 'short' }));
     await expect(source()).rejects.toThrow(/current key/);
