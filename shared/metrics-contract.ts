@@ -1,11 +1,11 @@
 /**
- * The custom CloudWatch metrics the service emits (Powertools Metrics, EMF: no PutMetricData) and
- * the stack alarms and graphs on, named once. Powertools adds a `service` dimension to every metric
- * it emits, so the dimension set CloudWatch stores is `service` + the metric's own dimensions: the
+ * The custom CloudWatch metrics the service emits (EMF lines, shared/metrics.ts: no PutMetricData)
+ * and the stack alarms and graphs on, named once. Every metric gets a `service` dimension (as
+ * Powertools Metrics added it), so the dimension set CloudWatch stores is `service` + the metric's own dimensions: the
  * alarms declare exactly that set, and an emitter that adds or drops one would silently miss them.
  */
 export const METRICS_NAMESPACE = 'ConversationService';
-/** Powertools' `serviceName` (the logger uses the same). */
+/** The `service` dimension's value (the logger's `serviceName` is the same). */
 export const METRICS_SERVICE = 'conversation-service';
 
 /**
@@ -41,7 +41,7 @@ export const REQUEST_METRICS = {
   dynamoDbThrottles: 'DynamoDbThrottles',
 } as const;
 
-/** Powertools' own cold-start metric, dimensions `service` + `function_name`. */
+/** The cold-start metric, Powertools' name and dimensions: `service` + `function_name`. */
 export const COLD_START = { name: 'ColdStart', dimension: 'function_name' } as const;
 
 /**

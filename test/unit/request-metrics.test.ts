@@ -6,7 +6,7 @@ import { apiGatewayEvent, lambdaContext } from './helpers/apigw-event';
 import { captureStdout, type EmfLine, enableMetrics } from './helpers/stdout-capture';
 
 /**
- * What one API request tells CloudWatch: its EMF metric lines (Powertools Metrics) and its access
+ * What one API request tells CloudWatch: its EMF metric lines (shared/metrics.ts) and its access
  * line. DynamoDB is a fake HTTP endpoint, not a client mock, so the SDK's own retry loop and the
  * meter's middleware run as they do in Lambda: the first GetItem is throttled, the retry succeeds.
  */
@@ -193,7 +193,7 @@ describe('the metrics and the access line of one request', () => {
     });
     expect(access?.durationMs).toEqual(expect.any(Number));
 
-    // This instance's first invocation: Powertools' ColdStart, under the function's name.
+    // This instance's first invocation: ColdStart, under the function's name.
     const cold = metricLines().find((line) => 'ColdStart' in line);
     expect(cold).toMatchObject({ ColdStart: 1, function_name: 'things', service: 'conversation-service' });
     expect(cold?._aws.CloudWatchMetrics[0]?.Dimensions).toEqual([['service', 'function_name']]);

@@ -1,6 +1,6 @@
 import { vi } from 'vitest';
 
-/** Lets Powertools Metrics print (vitest's environment silences it), as the function `name`. */
+/** Lets the EMF metrics print (vitest's environment silences them), as the function `name`. */
 export function enableMetrics(functionName: string): void {
   vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
   vi.stubEnv('POWERTOOLS_DEV', 'false');
