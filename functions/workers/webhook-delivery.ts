@@ -4,8 +4,8 @@ import { config } from '../../shared/config';
 import { deliveries, type StoredDelivery } from '../../shared/db/deliveries';
 import { activeSecrets, type StoredWebhook, webhooks } from '../../shared/db/webhooks';
 import { log } from '../../shared/logger';
-import * as z from '../../shared/schemas/zod';
 import { postWebhook } from '../../shared/webhooks/client';
+import { parseDeliveryJob } from '../../shared/webhooks/delivery-job';
 import { type DeliveryJob, enqueueDelivery } from '../../shared/webhooks/dispatch';
 import { webhookHeaders } from '../../shared/webhooks/signing';
 import { parseAllowedTargets } from '../../shared/webhooks/targets';
@@ -14,17 +14,6 @@ import { type DeliveryOutcome, observeQueueBatch, publishWebhookAttempts } from 
 const allowed = parseAllowedTargets(config.webhookAllowedTargets);
 const schedule = config.webhookRetrySchedule;
 const DELIVERY_TIMEOUT_MS = 10_000;
-
-const deliveryJob = z.strictObject({
-  orgId: z.uuid(),
-  webhookId: z.uuid(),
-  deliveryId: z.uuid(),
-  notBefore: z.optional(z.string()),
-  manual: z.optional(z.boolean()),
-  first: z.optional(
-    z.strictObject({ eventId: z.uuid(), event: z.string(), createdAt: z.string(), payload: z.string() }),
-  ),
-});
 
 type Outcome = Pick<
   StoredDelivery,
@@ -133,7 +122,7 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
   const attempted: { outcome: DeliveryOutcome; attempt: number }[] = [];
   const jobs = event.Records.map((record) => {
     try {
-      return deliveryJob.parse(JSON.parse(record.body));
+      return parseDeliveryJob(JSON.parse(record.body));
     } catch (error) {
       return error instanceof Error ? error : new Error(String(error));
     }

@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
 import type { Delivery } from '../schemas/webhook';
-import { delivery as deliverySchema } from '../schemas/webhook';
+import { deliveryFields } from '../schemas/webhook-fields';
 import { batchPut } from './batch';
 import { db, tableName, ttlSeconds } from './client';
 import { conditionHeld, isConditionFailure } from './errors';
 import { keys } from './keys';
-import { pickShape } from './project';
+import { pickFields } from './project';
 import { childrenQuery, offsetPage } from './query';
 
 export type { Delivery };
@@ -24,7 +24,8 @@ export interface StoredDelivery extends Delivery {
   payload: string;
 }
 
-export const toDelivery = (item: object): Delivery => pickShape(deliverySchema.shape, item);
+/** The delivery as the API shows it (the schema's fields, by a list without zod: see webhook-fields.ts). */
+export const toDelivery = (item: object): Delivery => pickFields(deliveryFields, item);
 
 function storedOf(item: Record<string, unknown>): StoredDelivery {
   return {

@@ -34,6 +34,19 @@ export function pickShape<T>(shape: Record<string, unknown>, source: object): T 
   return copy(source as Record<string, unknown>) as T;
 }
 
+/**
+ * `pickShape` for a list of a schema's field names, for modules that must not load the schema (the
+ * webhook delivery worker's data layer: shared/schemas/webhook-fields.ts). Compiled once per list.
+ */
+export function pickFields<T>(names: readonly string[], source: object): T {
+  let copy = copiers.get(names);
+  if (!copy) {
+    copy = compileCopier(names, []);
+    copiers.set(names, copy);
+  }
+  return copy(source as Record<string, unknown>) as T;
+}
+
 const projectors = new WeakMap<$ZodType, Projector>();
 const asIs: Projector = (value) => value;
 

@@ -1,6 +1,7 @@
 import { isoInstant, offsetPage, offsetQuery, uuid } from './common';
 import { domainEventTypes } from './events';
 import { documented, named } from './names';
+import type { deliveryFields, ShapeOf, webhookFields } from './webhook-fields';
 import * as z from './zod';
 
 /** What a webhook can subscribe to: every domain event of the outbox, and nothing else. */
@@ -33,7 +34,7 @@ export const webhook = named(
     active: z.boolean(),
     createdAt: isoInstant,
     updatedAt: isoInstant,
-  }),
+  } satisfies ShapeOf<typeof webhookFields>),
 );
 export type Webhook = z.infer<typeof webhook>;
 
@@ -93,7 +94,7 @@ export const delivery = named(
     createdAt: isoInstant,
     lastAttemptAt: z.nullable(isoInstant),
     nextAttemptAt: z.nullable(isoInstant),
-  }),
+  } satisfies ShapeOf<typeof deliveryFields>),
 );
 export type Delivery = z.infer<typeof delivery>;
 

@@ -1,0 +1,60 @@
+import { build, type Metafile } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+import { workerDefinitions, workerEntry } from '../../functions/workers';
+import { bundleDefines } from '../../infra/function-tuning';
+import { cdkBuildOptions, projectRoot } from '../bench/options';
+
+/**
+ * zod is ~31 KB of a minified bundle and several milliseconds of a cold start's import. A function
+ * that validates nothing with it (its input checked by hand, its storage projected through
+ * field-name lists: shared/schemas/webhook-fields.ts) keeps it out; one import of a schema module
+ * anywhere in its graph would bring it back unnoticed.
+ */
+const ZOD_FREE_WORKERS = ['webhook-delivery'];
+
+const isZod = (input: string): boolean =>
+  input.startsWith('node_modules/zod/') || input === 'shared/schemas/zod.ts';
+
+async function metafileOf(name: string, entry: string): Promise<Metafile> {
+  const worker = workerDefinitions.find((definition) => definition.name === name);
+  const result = await build({
+    ...cdkBuildOptions,
+    absWorkingDir: projectRoot,
+    entryPoints: [entry],
+    outfile: 'index.mjs',
+    write: false,
+    metafile: true,
+    minify: false,
+    ...(worker?.aliases && { alias: { ...worker.aliases } }),
+    ...(bundleDefines[name] && { define: { ...bundleDefines[name] } }),
+  });
+  return result.metafile;
+}
+
+/** How zod gets in: from the entry, each chain of imports that ends at a module of zod. */
+function chainsToZod(metafile: Metafile, entry: string): string[] {
+  const chains = new Map<string, string[]>([[entry, [entry]]]);
+  const queue = [entry];
+  const found = new Set<string>();
+  while (queue.length) {
+    const current = queue.shift() ?? '';
+    const chain = chains.get(current) ?? [];
+    for (const { path } of metafile.inputs[current]?.imports ?? []) {
+      if (isZod(path)) found.add([...chain, path].join(' → '));
+      else if (!chains.has(path)) {
+        chains.set(path, [...chain, path]);
+        queue.push(path);
+      }
+    }
+  }
+  return [...found];
+}
+
+describe('bundles without zod', () => {
+  it.each(ZOD_FREE_WORKERS)('the %s worker bundles no zod', async (name) => {
+    expect(workerDefinitions.map((worker) => worker.name)).toContain(name);
+    const metafile = await metafileOf(name, workerEntry(name));
+    expect(chainsToZod(metafile, workerEntry(name))).toEqual([]);
+    expect(Object.keys(metafile.inputs).filter(isZod)).toEqual([]);
+  });
+});
