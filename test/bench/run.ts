@@ -52,7 +52,8 @@ const TARGETS = {
 };
 /**
  * Fresh processes per bundle. On this 2-core VM one import ranges over ±30 % from run to run; with 7
- * the median of a bundle moved by 0.1 of the ratio between two runs of the bench, 15 halve that.
+ * a bundle's median moved by up to 0.1 of the ratio between two runs of the bench; 15 narrow the
+ * median's spread by about a third (√(15/7)), for about 40 s more.
  */
 const IMPORT_RUNS = 15;
 /** The local gateway runs every writer in one process: its queueing adds to the service's 2 s bound. */
