@@ -1,10 +1,8 @@
-import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { groupEntry, routeTable } from '../../functions/routes';
 import { workerDefinitions, workerEntry } from '../../functions/workers';
-import { bundleDefines } from '../../infra/function-tuning';
-import { cdkBuildOptions, projectRoot } from '../bench/options';
+import { bundleMetafile } from './helpers/bundle-metafile';
 
 /**
  * The cursor key ring is read from Secrets Manager while its module loads (shared/cursor-keys.ts):
@@ -14,20 +12,6 @@ import { cdkBuildOptions, projectRoot } from '../bench/options';
  */
 
 const CURSOR_KEYS = 'shared/cursor-keys.ts';
-
-async function bundledModules(name: string, entry: string): Promise<string[]> {
-  const result = await build({
-    ...cdkBuildOptions,
-    absWorkingDir: projectRoot,
-    entryPoints: [entry],
-    outfile: 'index.mjs',
-    write: false,
-    metafile: true,
-    minify: false,
-    ...(bundleDefines[name] && { define: { ...bundleDefines[name] } }),
-  });
-  return Object.keys(result.metafile.inputs);
-}
 
 const answersCursorPages = (schema: unknown): boolean => {
   const shape = (schema as { shape?: Record<string, z.ZodType> }).shape;
@@ -51,7 +35,7 @@ describe('the cursor key ring', () => {
     const holding = await Promise.all(
       functions.map(async ({ name, entry }) => [
         name,
-        (await bundledModules(name, entry)).includes(CURSOR_KEYS),
+        CURSOR_KEYS in (await bundleMetafile(name, entry)).inputs,
       ]),
     );
     const expected = functions.map(({ name, signsCursors }) => [name, signsCursors]);

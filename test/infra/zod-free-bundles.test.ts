@@ -1,8 +1,7 @@
-import { build, type Metafile } from 'esbuild';
+import type { Metafile } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { workerDefinitions, workerEntry } from '../../functions/workers';
-import { bundleDefines } from '../../infra/function-tuning';
-import { cdkBuildOptions, projectRoot } from '../bench/options';
+import { bundleMetafile } from './helpers/bundle-metafile';
 
 /**
  * zod is ~31 KB of a minified bundle and several milliseconds of a cold start's import. A function
@@ -14,22 +13,6 @@ const ZOD_FREE_WORKERS = ['webhook-delivery'];
 
 const isZod = (input: string): boolean =>
   input.startsWith('node_modules/zod/') || input === 'shared/schemas/zod.ts';
-
-async function metafileOf(name: string, entry: string): Promise<Metafile> {
-  const worker = workerDefinitions.find((definition) => definition.name === name);
-  const result = await build({
-    ...cdkBuildOptions,
-    absWorkingDir: projectRoot,
-    entryPoints: [entry],
-    outfile: 'index.mjs',
-    write: false,
-    metafile: true,
-    minify: false,
-    ...(worker?.aliases && { alias: { ...worker.aliases } }),
-    ...(bundleDefines[name] && { define: { ...bundleDefines[name] } }),
-  });
-  return result.metafile;
-}
 
 /** How zod gets in: from the entry, each chain of imports that ends at a module of zod. */
 function chainsToZod(metafile: Metafile, entry: string): string[] {
@@ -53,7 +36,7 @@ function chainsToZod(metafile: Metafile, entry: string): string[] {
 describe('bundles without zod', () => {
   it.each(ZOD_FREE_WORKERS)('the %s worker bundles no zod', async (name) => {
     expect(workerDefinitions.map((worker) => worker.name)).toContain(name);
-    const metafile = await metafileOf(name, workerEntry(name));
+    const metafile = await bundleMetafile(name, workerEntry(name));
     expect(chainsToZod(metafile, workerEntry(name))).toEqual([]);
     expect(Object.keys(metafile.inputs).filter(isZod)).toEqual([]);
   });
