@@ -1,14 +1,13 @@
 import { ValidationError } from '../errors';
 import { uuidv7 } from '../ids';
-import {
-  type ChatbotConfig,
-  type ChatbotRule,
-  type ChatbotSchedule,
-  DEFAULT_KNOWLEDGE_THRESHOLD,
-  type IntentPolicy,
-  MAX_CONFIG_BYTES,
-  type PutChatbotConfig,
+import type {
+  ChatbotConfig,
+  ChatbotRule,
+  ChatbotSchedule,
+  IntentPolicy,
+  PutChatbotConfig,
 } from '../schemas/chatbot';
+import { DEFAULT_KNOWLEDGE_THRESHOLD, MAX_CONFIG_BYTES } from '../schemas/chatbot-limits';
 
 /** A new organization's bot: off, always in schedule, no rules of its own. */
 export function defaultChatbotConfig(updatedAt: string): ChatbotConfig {

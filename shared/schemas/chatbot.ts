@@ -1,3 +1,10 @@
+import {
+  MAX_ACTIONS,
+  MAX_INTENT_POLICIES,
+  MAX_KEYWORDS,
+  MAX_RULES,
+  MAX_SCHEDULE_DAYS,
+} from './chatbot-limits';
 import { isoInstant, plainText, uuid } from './common';
 import { documented, named } from './names';
 import * as z from './zod';
@@ -5,17 +12,9 @@ import * as z from './zod';
 /**
  * The organization's chatbot configuration (`GET`/`PUT /api/chatbot/config`), kept on the
  * organization item, so the platform admin's organization record shows the same settings and the
- * simulation reads them with the organization. Bounded so that item stays small: it is what
- * authentication reads.
+ * simulation reads them with the organization. Bounded (./chatbot-limits.ts) so that item stays
+ * small: it is what authentication reads.
  */
-export const MAX_RULES = 100;
-export const MAX_INTENT_POLICIES = 100;
-export const MAX_KEYWORDS = 50;
-export const MAX_ACTIONS = 10;
-export const MAX_SCHEDULE_DAYS = 28;
-/** The configuration as stored JSON at most: the organization item is read on every cold request. */
-export const MAX_CONFIG_BYTES = 64 * 1024;
-export const DEFAULT_KNOWLEDGE_THRESHOLD = 0.35;
 
 export const weekDays = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 export const handlings = ['answer', 'handoff', 'collect_info'] as const;
