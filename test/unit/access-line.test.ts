@@ -4,8 +4,9 @@ import { captureStdout } from './helpers/stdout-capture';
 /**
  * `log.infoWith`, the access line's writer: the very document Powertools Logger prints for the same
  * message and attributes (same keys, same order, same values), with extra members at its root,
- * built without Powertools' per-line cost. Each case loads the logger afresh, since it reads its
- * configuration (level, sample rate, time zone) once, at import.
+ * built without the general path's per-line cost. Each case loads the logger afresh, since it reads
+ * its configuration (level, sample rate, time zone) once, at import. (logger-equivalence.test.ts
+ * compares every path byte for byte, the clock frozen.)
  */
 
 type Logger = typeof import('../../shared/logger')['log'];
@@ -102,7 +103,7 @@ describe('log.infoWith', () => {
     expect(ours[0]?.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
 
-  it('leaves the line to Powertools when the template would not hold: a repeated base key, a local time zone', async () => {
+  it('writes the line through the general path when the template would not hold: a repeated base key, a local time zone', async () => {
     for (const [env, attributes] of [
       [{}, { ...ACCESS, requestId: 'given by the caller' }],
       [{ TZ: 'Europe/Paris' }, ACCESS],
