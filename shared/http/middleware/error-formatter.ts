@@ -40,8 +40,9 @@ export const errorFormatter = (): HttpMiddleware => ({
       if (known?.code === 'SERVICE_UNAVAILABLE')
         log.warn('request shed', { ...ids, cause: (request.error as Error).name ?? 'unknown' });
       // Another service failed (Discord, an AI provider): answered 502 with which one, not our fault.
+      // Its details under a key of their own: `service` at the root is the log line's own key.
       else if (known?.code === 'UPSTREAM_ERROR')
-        log.warn('upstream failed', { ...ids, reason: known.message, ...(known.details ?? {}) });
+        log.warn('upstream failed', { ...ids, reason: known.message, upstream: known.details });
       else log.error('request failed', { ...ids, error: request.error as Error });
     }
     const statusCode = known ? statusOfCode[known.code] : 500;
