@@ -1,32 +1,48 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { UpstreamError } from '../../shared/errors';
-import { route } from '../../shared/http/route';
-import { createHandler } from '../../shared/http/stack';
-import { log } from '../../shared/logger';
 import { METRICS_SERVICE } from '../../shared/metrics-contract';
-import * as z from '../../shared/schemas/zod';
 import { apiGatewayEvent, lambdaContext } from './helpers/apigw-event';
 
-afterEach(() => vi.restoreAllMocks());
+afterEach(() => {
+  vi.restoreAllMocks();
+  vi.unstubAllEnvs();
+});
 
-const handlerFailingWith = (error: Error) =>
-  createHandler([
-    route({
-      method: 'GET',
-      path: '/api/upstream',
-      operationId: 'upstream',
-      summary: 'Calls another service',
-      tag: 'Test',
-      callers: ['public'],
-      response: { status: 200, schema: z.unknown(), description: 'Called' },
-      handle: async () => {
-        throw error;
-      },
-    }),
+/**
+ * The stack and its logger loaded afresh at WARN (the logger reads its level once, at load; a full
+ * test run inherits ERROR from the integration setup), with a route that fails as given.
+ */
+async function load() {
+  vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'WARN');
+  vi.stubEnv('POWERTOOLS_DEV', '');
+  vi.resetModules();
+  const [{ UpstreamError }, { route }, { createHandler }, { log }, z] = await Promise.all([
+    import('../../shared/errors'),
+    import('../../shared/http/route'),
+    import('../../shared/http/stack'),
+    import('../../shared/logger'),
+    import('../../shared/schemas/zod'),
   ]);
+  const handlerFailingWith = (error: Error) =>
+    createHandler([
+      route({
+        method: 'GET',
+        path: '/api/upstream',
+        operationId: 'upstream',
+        summary: 'Calls another service',
+        tag: 'Test',
+        callers: ['public'],
+        response: { status: 200, schema: z.unknown(), description: 'Called' },
+        handle: async () => {
+          throw error;
+        },
+      }),
+    ]);
+  return { UpstreamError, log, handlerFailingWith };
+}
 
 describe('the log line of a failed request', () => {
   it('is a warning naming the service when another service failed (502), with no stack', async () => {
+    const { UpstreamError, log, handlerFailingWith } = await load();
     const failed = vi.spyOn(log, 'error').mockImplementation(() => undefined);
     vi.spyOn(log, 'info').mockImplementation(() => undefined);
     const written: string[] = [];
@@ -65,6 +81,7 @@ describe('the log line of a failed request', () => {
   });
 
   it('stays an error with the error itself for what nobody expected (500)', async () => {
+    const { log, handlerFailingWith } = await load();
     const failed = vi.spyOn(log, 'error').mockImplementation(() => undefined);
     vi.spyOn(log, 'info').mockImplementation(() => undefined);
     const handler = handlerFailingWith(new Error('a bug'));
