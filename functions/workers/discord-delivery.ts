@@ -3,10 +3,9 @@ import { clock } from '../../shared/clock';
 import { config } from '../../shared/config';
 import { discordChannels } from '../../shared/db/discord-channels';
 import { postMessage } from '../../shared/discord/client';
+import { type DiscordJob, parseDiscordJob } from '../../shared/discord/delivery-job';
 import { log } from '../../shared/logger';
 import { queues } from '../../shared/queues';
-import { discordEventTypes } from '../../shared/schemas/discord';
-import * as z from '../../shared/schemas/zod';
 import { observeQueueBatch, publishDiscordPosts } from '../../shared/worker-metrics';
 
 const schedule = config.discordRetrySchedule;
@@ -19,18 +18,6 @@ const MAX_RATE_LIMITED = 50;
 const MAX_QUEUE_DELAY_SECONDS = 900;
 /** Time kept back for answering the batch. */
 const SAFETY_MS = 3_000;
-
-const discordJob = z.looseObject({
-  orgId: z.uuid(),
-  configId: z.uuid(),
-  channelId: z.string().check(z.regex(/^\d{17,20}$/)),
-  eventId: z.uuid(),
-  event: z.enum(discordEventTypes),
-  message: z.looseObject({ embeds: z.array(z.unknown()) }),
-  rateLimited: z.optional(z.int().check(z.minimum(0))),
-});
-
-type DiscordJob = z.infer<typeof discordJob>;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -116,7 +103,7 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
   for (const record of event.Records) {
     let job: DiscordJob | Error;
     try {
-      job = discordJob.parse(JSON.parse(record.body));
+      job = parseDiscordJob(JSON.parse(record.body));
     } catch (error) {
       job = error instanceof Error ? error : new Error(String(error));
     }

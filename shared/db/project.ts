@@ -36,7 +36,8 @@ export function pickShape<T>(shape: Record<string, unknown>, source: object): T 
 
 /**
  * `pickShape` for a list of a schema's field names, for modules that must not load the schema (the
- * webhook delivery worker's data layer: shared/schemas/webhook-fields.ts). Compiled once per list.
+ * delivery workers' data layer: shared/schemas/webhook-fields.ts, discord-fields.ts). Compiled once
+ * per list.
  */
 export function pickFields<T>(names: readonly string[], source: object): T {
   let copy = copiers.get(names);

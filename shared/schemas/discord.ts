@@ -1,14 +1,11 @@
 import { isoInstant, offsetPage, offsetQuery, uuid } from './common';
+import { type discordChannelFields, discordEventTypes } from './discord-fields';
 import { named } from './names';
+import type { ShapeOf } from './webhook-fields';
 import * as z from './zod';
 
-/** What a Discord channel can be notified of, and the domain event each one follows. */
-export const discordEventTypes = [
-  'new_conversation',
-  'conversation_assigned',
-  'conversation_closed',
-] as const;
-export type DiscordEventType = (typeof discordEventTypes)[number];
+// Declared without zod (for the Discord delivery worker); the type stays importable from here.
+export type { DiscordEventType } from './discord-fields';
 
 export const discordChannel = named(
   'DiscordChannel',
@@ -23,7 +20,7 @@ export const discordChannel = named(
     events: z.array(z.enum(discordEventTypes)),
     createdAt: isoInstant,
     updatedAt: isoInstant,
-  }),
+  } satisfies ShapeOf<typeof discordChannelFields>),
   'A Discord channel notified of conversation events',
 );
 export type DiscordChannel = z.infer<typeof discordChannel>;

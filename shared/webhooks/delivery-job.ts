@@ -1,11 +1,5 @@
+import { UUID_PATTERN as UUID } from '../schemas/uuid-pattern';
 import type { DeliveryJob, FirstAttempt } from './dispatch';
-
-/**
- * zod's `z.uuid()` (zod/v4/core/regexes.js): RFC 9562 layout, version 1–8, variant 10xx, either
- * case; and the nil and max UUIDs, written in lower case.
- */
-const UUID =
-  /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$/;
 
 const JOB_KEYS: ReadonlySet<string> = new Set([
   'orgId',

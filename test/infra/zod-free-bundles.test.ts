@@ -9,7 +9,7 @@ import { bundleMetafile } from './helpers/bundle-metafile';
  * field-name lists: shared/schemas/webhook-fields.ts) keeps it out; one import of a schema module
  * anywhere in its graph would bring it back unnoticed.
  */
-const ZOD_FREE_WORKERS = ['webhook-delivery'];
+const ZOD_FREE_WORKERS = ['webhook-delivery', 'discord-delivery'];
 
 const isZod = (input: string): boolean =>
   input.startsWith('node_modules/zod/') || input === 'shared/schemas/zod.ts';
