@@ -32,7 +32,7 @@ type Attributes = Record<string, unknown>;
 const setting = (name: string): string => process.env[name]?.trim() ?? '';
 
 /** Powertools' thresholds; a name is valid when it is `in` this object, as Powertools checks it (case and all). */
-const LEVELS: Record<string, number> = {
+const LEVELS = {
   TRACE: 6,
   DEBUG: 8,
   INFO: 12,
@@ -40,12 +40,10 @@ const LEVELS: Record<string, number> = {
   ERROR: 20,
   CRITICAL: 24,
   SILENT: 28,
-};
-const TRACE = 6;
-const DEBUG = 8;
-const INFO = 12;
-const WARN = 16;
-const ERROR = 20;
+} as const;
+const { TRACE, DEBUG, INFO, WARN, ERROR } = LEVELS;
+/** Powertools' test, `in` (so a name inherited from Object.prototype passes too, as it did there). */
+const isLevel = (name: string): name is keyof typeof LEVELS => name in LEVELS;
 /** The level's name in the line, and the console method Powertools printed it with. */
 const NAMES: Record<number, [name: string, method: 'debug' | 'info' | 'warn' | 'error']> = {
   [DEBUG]: ['DEBUG', 'debug'],
@@ -61,7 +59,7 @@ const LOCAL_TIME = TZ !== '' && !TZ.includes('UTC');
 
 /** Lambda's Advanced Logging Controls level (FATAL is Powertools' CRITICAL): it overrides ours. */
 const alcName = setting('AWS_LAMBDA_LOG_LEVEL') === 'FATAL' ? 'CRITICAL' : setting('AWS_LAMBDA_LOG_LEVEL');
-const ALC = alcName in LEVELS ? alcName : undefined;
+const ALC = isLevel(alcName) ? alcName : undefined;
 
 // `new Logger()` failed on a POWERTOOLS_LOGGER_LOG_EVENT that is no boolean: so does this load.
 const logEvent = process.env.POWERTOOLS_LOGGER_LOG_EVENT?.trim().toLowerCase();
@@ -70,9 +68,7 @@ if (logEvent !== undefined && logEvent !== 'true' && logEvent !== 'false')
 
 const configured = setting('POWERTOOLS_LOG_LEVEL') || setting('LOG_LEVEL');
 /** The level requests go back to when not sampled. */
-const INITIAL = (
-  ALC !== undefined ? LEVELS[ALC] : configured in LEVELS ? LEVELS[configured] : INFO
-) as number;
+const INITIAL = (ALC !== undefined ? LEVELS[ALC] : isLevel(configured) ? LEVELS[configured] : INFO) as number;
 let level = INITIAL;
 
 const rate = Number(process.env.POWERTOOLS_LOGGER_SAMPLE_RATE?.trim() ?? 0);

@@ -8,6 +8,7 @@ import type {
   PutChatbotConfig,
 } from '../schemas/chatbot';
 import { DEFAULT_KNOWLEDGE_THRESHOLD, MAX_CONFIG_BYTES } from '../schemas/chatbot-limits';
+import { isRecord } from '../schemas/hand-checks';
 
 /** A new organization's bot: off, always in schedule, no rules of its own. */
 export function defaultChatbotConfig(updatedAt: string): ChatbotConfig {
@@ -20,9 +21,6 @@ export function defaultChatbotConfig(updatedAt: string): ChatbotConfig {
     updatedAt,
   };
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The configuration as stored, in the answer's shape. Organizations written before the

@@ -1,4 +1,5 @@
 import type { $ZodType, output } from 'zod/v4/core';
+import { isRecord } from '../schemas/hand-checks';
 
 type Projector = (value: unknown) => unknown;
 type Copier = (source: Record<string, unknown>) => Record<string, unknown>;
@@ -19,33 +20,29 @@ function compileCopier(names: readonly string[], nested: readonly (Projector | u
   return build(nested) as Copier;
 }
 
-/**
- * Copies exactly the fields a response schema declares, so internal attributes never leak by
- * accident. The copier is compiled once per schema shape, not per record.
- */
+/** Copiers compiled once per schema shape or field list, not per record. */
 const copiers = new WeakMap<object, Copier>();
 
-export function pickShape<T>(shape: Record<string, unknown>, source: object): T {
-  let copy = copiers.get(shape);
+function copierOf(key: object, names: () => readonly string[]): Copier {
+  let copy = copiers.get(key);
   if (!copy) {
-    copy = compileCopier(Object.keys(shape), []);
-    copiers.set(shape, copy);
+    copy = compileCopier(names(), []);
+    copiers.set(key, copy);
   }
-  return copy(source as Record<string, unknown>) as T;
+  return copy;
+}
+
+/** Copies exactly the fields a response schema declares, so internal attributes never leak by accident. */
+export function pickShape<T>(shape: Record<string, unknown>, source: object): T {
+  return copierOf(shape, () => Object.keys(shape))(source as Record<string, unknown>) as T;
 }
 
 /**
  * `pickShape` for a list of a schema's field names, for modules that must not load the schema (the
- * delivery workers' data layer: shared/schemas/webhook-fields.ts, discord-fields.ts). Compiled once
- * per list.
+ * delivery workers' data layer: shared/schemas/webhook-fields.ts, discord-fields.ts).
  */
 export function pickFields<T>(names: readonly string[], source: object): T {
-  let copy = copiers.get(names);
-  if (!copy) {
-    copy = compileCopier(names, []);
-    copiers.set(names, copy);
-  }
-  return copy(source as Record<string, unknown>) as T;
+  return copierOf(names, () => names)(source as Record<string, unknown>) as T;
 }
 
 const projectors = new WeakMap<$ZodType, Projector>();
@@ -83,8 +80,8 @@ export function projectorOf(schema: $ZodType): Projector {
     // DynamoDB keeps no order in a map, and a value stored as JSON keeps its writer's: free-form
     // maps (metadata, custom fields) read in key order, the same wherever they come from.
     projector = (value) => {
-      if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
-      const source = value as Record<string, unknown>;
+      if (!isRecord(value)) return value;
+      const source = value;
       const keys = Object.keys(source);
       let ordered = true;
       for (let i = 1; i < keys.length && ordered; i++)

@@ -1,5 +1,5 @@
 import { type DiscordEventType, discordEventTypes } from '../schemas/discord-fields';
-import { UUID_PATTERN } from '../schemas/uuid-pattern';
+import { isRecord, isUuid } from '../schemas/hand-checks';
 
 /** The Discord message a job posts: its embeds, and whatever else the fan-out put in it (kept). */
 export interface DiscordJobMessage {
@@ -8,11 +8,10 @@ export interface DiscordJobMessage {
 }
 
 /**
- * One notification for one channel, as the worker reads it: what the check below proves of a queued
- * job (the fan-out's own DiscordJob, in ./fanout.ts, types the message more tightly), and the type
- * zod inferred for it; keys not listed are kept as they came.
+ * One notification for one channel on the `discord-notifications` queue: what the fan-out writes
+ * (./fanout.ts, with its own message type) and the worker reads.
  */
-export interface DiscordJob {
+export interface DiscordJobFields<Message> {
   orgId: string;
   /** The channel configuration's id: a job for a channel removed and added again is dropped. */
   configId: string;
@@ -20,9 +19,16 @@ export interface DiscordJob {
   channelId: string;
   eventId: string;
   event: DiscordEventType;
-  message: DiscordJobMessage;
+  message: Message;
   /** How often Discord answered 429 to this job so far (absent at first). */
   rateLimited?: number | undefined;
+}
+
+/**
+ * A job as the worker reads it: what the check below proves of a queued one, and the type zod
+ * inferred for it; keys not listed are kept as they came.
+ */
+export interface DiscordJob extends DiscordJobFields<DiscordJobMessage> {
   [key: string]: unknown;
 }
 
@@ -46,10 +52,8 @@ const invalid = (path: string, expected: string): Error =>
 
 /** An object, as zod takes one: not null, not an array. */
 function object(value: unknown, path: string): Fields {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw invalid(path, 'an object');
-  }
-  return value as Fields;
+  if (!isRecord(value)) throw invalid(path, 'an object');
+  return value;
 }
 
 /**
@@ -65,7 +69,7 @@ function copyUndeclared(from: Fields, to: Fields, declared: ReadonlySet<string>)
 
 function uuid(fields: Fields, key: string): string {
   const value = fields[key];
-  if (typeof value !== 'string' || !UUID_PATTERN.test(value)) throw invalid(`job.${key}`, 'a UUID');
+  if (!isUuid(value)) throw invalid(`job.${key}`, 'a UUID');
   return value;
 }
 

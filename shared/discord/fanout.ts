@@ -2,6 +2,7 @@ import { type DiscordChannel, discordChannels } from '../db/discord-channels';
 import type { DomainEvent, DomainEventType } from '../db/events';
 import { queues } from '../queues';
 import type { DiscordEventType } from '../schemas/discord';
+import type { DiscordJobFields } from './delivery-job';
 import { type NotificationMessage, type NotifiedConversation, nonceOf, notificationMessage } from './message';
 
 /** The domain event each Discord event follows. */
@@ -11,19 +12,8 @@ const discordEventOf: Partial<Record<DomainEventType, DiscordEventType>> = {
   'conversation.closed': 'conversation_closed',
 };
 
-/** What the `discord-notifications` queue carries: one message for one channel, ready to post. */
-export interface DiscordJob {
-  orgId: string;
-  /** Our configuration's id: a channel removed and added again does not get the old one's jobs. */
-  configId: string;
-  /** Discord's channel id. */
-  channelId: string;
-  eventId: string;
-  event: DiscordEventType;
-  message: NotificationMessage;
-  /** How many times Discord answered 429 to this job so far. */
-  rateLimited?: number;
-}
+/** What the fan-out queues: one message for one channel, ready to post. */
+export type DiscordJob = DiscordJobFields<NotificationMessage>;
 
 function conversationOf(data: unknown): NotifiedConversation | undefined {
   if (typeof data !== 'object' || data === null) return undefined;

@@ -1,4 +1,4 @@
-import { UUID_PATTERN as UUID } from '../schemas/uuid-pattern';
+import { isRecord, isUuid } from '../schemas/hand-checks';
 import type { DeliveryJob, FirstAttempt } from './dispatch';
 
 const JOB_KEYS: ReadonlySet<string> = new Set([
@@ -18,18 +18,16 @@ const invalid = (path: string, expected: string): Error =>
 
 /** An object of `allowed` keys only (zod: not null, not an array; every enumerable key declared). */
 function strictObject(value: unknown, path: string, allowed: ReadonlySet<string>): Fields {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw invalid(path, 'an object');
-  }
+  if (!isRecord(value)) throw invalid(path, 'an object');
   for (const key in value) {
     if (!allowed.has(key)) throw invalid(`${path}.${key}`, 'absent (unknown key)');
   }
-  return value as Fields;
+  return value;
 }
 
 function uuid(fields: Fields, key: string, path: string): string {
   const value = fields[key];
-  if (typeof value !== 'string' || !UUID.test(value)) throw invalid(`${path}.${key}`, 'a UUID');
+  if (!isUuid(value)) throw invalid(`${path}.${key}`, 'a UUID');
   return value;
 }
 

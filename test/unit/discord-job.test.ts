@@ -4,8 +4,10 @@ import { regexes } from 'zod/v4/core';
 import { type DiscordJob, parseDiscordJob } from '../../shared/discord/delivery-job';
 import { nonceOf, notificationMessage } from '../../shared/discord/message';
 import { discordEventTypes } from '../../shared/schemas/discord-fields';
-import { UUID_PATTERN } from '../../shared/schemas/uuid-pattern';
+import { UUID_PATTERN } from '../../shared/schemas/hand-checks';
 import * as z from '../../shared/schemas/zod';
+import { notifiedConversation } from './helpers/discord-fixtures';
+import { keysOf, MAX, NIL, uuidOf, uuidVariantsTaken, ZOD_UUID_VARIANTS } from './helpers/job-check-cases';
 
 /**
  * The hand-written check of Discord notification jobs (shared/discord/delivery-job.ts) against the
@@ -27,22 +29,11 @@ const ORG = '0190a3c4-7e51-7000-8000-0000000000aa';
 const CONFIG = '0190a3c4-7e51-7abc-9000-0000000000bb';
 const EVENT = '0190a3c4-7e51-7123-b000-0000000000dd';
 const CHANNEL = '123456789012345678';
-const NIL = '00000000-0000-0000-0000-000000000000';
-const MAX = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
 /** What the fan-out queues (shared/discord/fanout.ts), message included. */
-const message = notificationMessage(
-  'new_conversation',
-  {
-    id: '019a7c1f-0a11-7b22-9c33-0d44e55f6603',
-    title: 'Where is my order?',
-    status: 'open',
-    priority: 'normal',
-    source: 'widget',
-    operatorId: null,
-    lastMessage: { content: 'Hello, my order is late' },
-  },
-  { nonce: nonceOf(EVENT, CHANNEL), timestamp: '2026-11-21T10:00:00.000Z' },
-);
+const message = notificationMessage('new_conversation', notifiedConversation, {
+  nonce: nonceOf(EVENT, CHANNEL),
+  timestamp: '2026-11-21T10:00:00.000Z',
+});
 const job = {
   orgId: ORG,
   configId: CONFIG,
@@ -60,14 +51,6 @@ const without = (key: keyof typeof job): Record<string, unknown> => {
 /** Holes read as undefined: zod's copy is dense. */
 const sparse: unknown[] = [];
 sparse[2] = 'third';
-/** A UUID of the given version and variant characters (third and fourth groups' first). */
-const uuidOf = (version: string, variant: string) => `0190a3c4-7e51-${version}000-${variant}000-0000000000aa`;
-
-/** Field order included, at every depth: a re-queued job is serialized from the value. */
-const keysOf = (value: unknown): unknown =>
-  typeof value === 'object' && value !== null
-    ? Object.entries(value).map(([key, inner]) => [key, keysOf(inner)])
-    : null;
 
 /** Both checks on one input: the same verdict, the same value. Returns the verdict. */
 function bothAgree(input: unknown): boolean {
@@ -224,15 +207,7 @@ describe('Discord job check', () => {
   });
 
   it('takes the same UUID versions and variants, in either case', () => {
-    const digits = [...'0123456789abcdefABCDEFgG-'];
-    let taken = 0;
-    for (const version of digits) {
-      for (const variant of digits) {
-        if (bothAgree({ ...job, configId: uuidOf(version, variant) })) taken += 1;
-      }
-    }
-    // Versions 1–8 (8 digits) × variants 8, 9, a, b, A, B.
-    expect(taken).toBe(8 * 6);
+    expect(uuidVariantsTaken((id) => bothAgree({ ...job, configId: id }))).toBe(ZOD_UUID_VARIANTS);
   });
 
   it('takes channel ids of 17 to 20 digits only', () => {

@@ -6,20 +6,11 @@ import {
   notificationMessage,
   VISITOR_TEXT_MAX_CHARS,
 } from '../../shared/discord/message';
+import { notifiedConversation as conversation } from './helpers/discord-fixtures';
 
 const ZWSP = '\u200b';
 /** What a reader sees: backslash escapes and zero-width spaces gone. */
 const visible = (text: string) => text.replaceAll(ZWSP, '').replace(/\\(.)/g, '$1');
-
-const conversation = {
-  id: '019a7c1f-0a11-7b22-9c33-0d44e55f6603',
-  title: 'Where is my order?',
-  status: 'open',
-  priority: 'normal',
-  source: 'widget',
-  operatorId: null,
-  lastMessage: { content: 'Hello, my order is late' },
-};
 
 describe('inertText', () => {
   it('breaks every mention, including @everyone and @here', () => {
