@@ -3,7 +3,7 @@ import { type DomainEventType, domainEventTypes } from '../../shared/db/events';
 import { ValidationError } from '../../shared/errors';
 import { ok, route } from '../../shared/http/route';
 import { cursorParam } from '../../shared/schemas/common';
-import { eventPage } from '../../shared/schemas/event-data';
+import { eventPage } from '../../shared/schemas/event-feed';
 import { cursorExample, ids, replyExample } from '../../shared/schemas/examples';
 import * as z from '../../shared/schemas/zod';
 

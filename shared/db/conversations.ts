@@ -3,12 +3,9 @@ import { clock } from '../clock';
 import { type StoredConversation, withMessage } from '../conversations/state';
 import { NotFoundError, PreconditionFailedError } from '../errors';
 import { uuidv7 } from '../ids';
-import {
-  type Conversation,
-  type CreateConversationInput,
-  conversation as conversationSchema,
-} from '../schemas/conversation';
+import type { Conversation, CreateConversationInput } from '../schemas/conversation';
 import type { Message } from '../schemas/message';
+import { conversationProjection } from '../schemas/projections';
 import type { Visitor } from '../schemas/visitor';
 import { assignmentEntry, auditWrite } from './audit';
 import { db, tableName } from './client';
@@ -16,7 +13,7 @@ import { eventItem } from './events';
 import { incrementWrites } from './increments';
 import { keys } from './keys';
 import { newMessage, putMessage } from './messages';
-import { pickShape, project } from './project';
+import { pickShape, projectAs } from './project';
 import { stats } from './stats';
 import { teamLoadWrites } from './team-load';
 import { ConcurrentChangeError, RetryBudget, transact, type Write } from './transaction';
@@ -29,11 +26,11 @@ export type ConversationAuthor =
   | { kind: 'operator'; operatorId: string }
   | { kind: 'apiKey' };
 
-export const toConversation: (item: object) => Conversation = project(conversationSchema);
+export const toConversation: (item: object) => Conversation = projectAs<Conversation>(conversationProjection);
 
 /** Every field of the stored state: the resource's, then the service's own (one pass, no spread). */
 const storedShape = {
-  ...conversationSchema.shape,
+  ...conversationProjection,
   rev: true,
   firstVisitorMessageAt: true,
   deletedAt: true,

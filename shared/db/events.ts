@@ -1,11 +1,11 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { clock } from '../clock';
 import { uuidv7 } from '../ids';
-import { eventDataSchemas } from '../schemas/event-data';
 import { type DomainEventType, domainEventTypes } from '../schemas/events';
+import { eventDataProjections } from '../schemas/projections';
 import { tableName, ttlSeconds } from './client';
 import { keys } from './keys';
-import { projectorOf } from './project';
+import { projector } from './project';
 import type { Write } from './transaction';
 
 export { domainEventTypes };
@@ -24,12 +24,12 @@ export interface DomainEvent {
 }
 
 /**
- * A stored event as integrators receive it (feed and webhooks alike): `data` through the response
- * schema of its resource, fields in the order of the REST answer.
+ * A stored event as integrators receive it (feed and webhooks alike): `data` through the projection
+ * of its resource, fields in the order of the REST answer.
  */
 export function toDomainEvent(item: Record<string, unknown>): DomainEvent {
   const type = item.type as DomainEventType;
-  const schema = eventDataSchemas[type];
+  const projection = eventDataProjections[type];
   const data =
     item.dataZ instanceof Uint8Array ? JSON.parse(inflateRawSync(item.dataZ).toString('utf8')) : item.data;
   return {
@@ -37,7 +37,7 @@ export function toDomainEvent(item: Record<string, unknown>): DomainEvent {
     type,
     timestamp: String(item.timestamp),
     organizationId: String(item.organizationId),
-    data: schema ? projectorOf(schema)(data) : data,
+    data: projection ? projector(projection)(data) : data,
   };
 }
 

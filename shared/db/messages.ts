@@ -1,18 +1,19 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { uuidv7 } from '../ids';
 import { sanitizeText, searchVectorOf } from '../sanitize/text';
-import { type Message, message as messageSchema } from '../schemas/message';
+import type { Message } from '../schemas/message';
+import { messageProjection } from '../schemas/projections';
 import { batchGet } from './batch';
 import { db, tableName } from './client';
 import { eventItem } from './events';
 import { keys } from './keys';
-import { project } from './project';
+import { projectAs } from './project';
 import { queryPrefix } from './query';
 import type { Write } from './transaction';
 
 export type { Message };
 
-export const toMessage: (item: object) => Message = project(messageSchema);
+export const toMessage: (item: object) => Message = projectAs<Message>(messageProjection);
 
 export function newMessage(input: {
   orgId: string;

@@ -4,13 +4,14 @@ import { clock } from '../clock';
 import type { Actor } from '../conversations/actor';
 import { uuidv7 } from '../ids';
 import { sanitizeText } from '../sanitize/text';
-import { type Note, note as noteSchema } from '../schemas/note';
+import type { Note } from '../schemas/note';
+import { noteProjection } from '../schemas/projections';
 import { auditWrite } from './audit';
 import { db, tableName } from './client';
 import { conversationLive } from './conversations';
 import { eventWrite, realtimeWrite } from './events';
 import { keys } from './keys';
-import { project } from './project';
+import { projectAs } from './project';
 import { queryPrefix } from './query';
 import { ConcurrentChangeError, RetryBudget, transact, type Write } from './transaction';
 
@@ -19,7 +20,7 @@ export type { Note };
 /** A conversation lists at most this many notes, newest first. */
 export const NOTE_LIST_LIMIT = 200;
 
-export const toNote: (item: object) => Note = project(noteSchema);
+export const toNote: (item: object) => Note = projectAs<Note>(noteProjection);
 
 export function newNote(input: {
   conversationId: string;

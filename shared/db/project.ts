@@ -1,5 +1,6 @@
 import type { $ZodType, output } from 'zod/v4/core';
 import { isRecord } from '../schemas/hand-checks';
+import type { Projection, ProjectionOf, RecordProjection } from '../schemas/projections';
 
 type Projector = (value: unknown) => unknown;
 type Copier = (source: Record<string, unknown>) => Record<string, unknown>;
@@ -45,59 +46,94 @@ export function pickFields<T>(names: readonly string[], source: object): T {
   return copierOf(names, () => names)(source as Record<string, unknown>) as T;
 }
 
-const projectors = new WeakMap<$ZodType, Projector>();
-const asIs: Projector = (value) => value;
-
 /**
- * Copies a value as a response schema describes it, nested objects included: the declared fields
- * only, in the schema's order. DynamoDB keeps no order in a map, so a record read back lists its
- * fields as storage happens to; answers and event payloads that go through the same projector of
- * the same schema read as the same document. Compiled once per schema.
+ * The projection a response schema describes: its declared fields only, in its order, nested
+ * objects included; free-form maps (`z.record`) with their keys sorted; anything else as is.
  */
-export function projectorOf(schema: $ZodType): Projector {
-  const known = projectors.get(schema);
-  if (known) return known;
+export function projectionOf(schema: $ZodType): Projection {
   const def = schema._zod.def as unknown as {
     type: string;
     shape?: Record<string, $ZodType>;
     innerType?: $ZodType;
     element?: $ZodType;
   };
-  let projector = asIs;
   if (def.type === 'object' && def.shape) {
-    const nested = Object.values(def.shape).map((field) => {
-      const project = projectorOf(field);
-      return project === asIs ? undefined : project;
-    });
-    const copy = compileCopier(Object.keys(def.shape), nested);
-    projector = (value) =>
-      typeof value !== 'object' || value === null ? value : copy(value as Record<string, unknown>);
-  } else if ((def.type === 'nullable' || def.type === 'optional') && def.innerType) {
-    const inner = projectorOf(def.innerType);
-    projector =
-      inner === asIs ? asIs : (value) => (value === null || value === undefined ? value : inner(value));
-  } else if (def.type === 'record') {
-    // DynamoDB keeps no order in a map, and a value stored as JSON keeps its writer's: free-form
-    // maps (metadata, custom fields) read in key order, the same wherever they come from.
-    projector = (value) => {
-      if (!isRecord(value)) return value;
-      const source = value;
-      const keys = Object.keys(source);
-      let ordered = true;
-      for (let i = 1; i < keys.length && ordered; i++)
-        ordered = (keys[i - 1] as string) < (keys[i] as string);
-      if (ordered) return source;
-      const sorted: Record<string, unknown> = {};
-      for (const key of keys.sort()) sorted[key] = source[key];
-      return sorted;
-    };
-  } else if (def.type === 'array' && def.element) {
-    const element = projectorOf(def.element);
-    projector = element === asIs ? asIs : (value) => (Array.isArray(value) ? value.map(element) : value);
+    const fields: Record<string, Projection> = {};
+    for (const [name, field] of Object.entries(def.shape)) fields[name] = projectionOf(field);
+    return fields;
   }
-  projectors.set(schema, projector);
-  return projector;
+  if ((def.type === 'nullable' || def.type === 'optional') && def.innerType)
+    return projectionOf(def.innerType);
+  if (def.type === 'record') return 'map';
+  if (def.type === 'array' && def.element) {
+    const element = projectionOf(def.element);
+    return element === 'value' ? 'value' : [element];
+  }
+  return 'value';
 }
+
+const asIs: Projector = (value) => value;
+
+/**
+ * DynamoDB keeps no order in a map, and a value stored as JSON keeps its writer's: free-form maps
+ * (metadata, custom fields) read in key order, the same wherever they come from.
+ */
+const sortedMap: Projector = (value) => {
+  if (!isRecord(value)) return value;
+  const source = value;
+  const keys = Object.keys(source);
+  let ordered = true;
+  for (let i = 1; i < keys.length && ordered; i++) ordered = (keys[i - 1] as string) < (keys[i] as string);
+  if (ordered) return source;
+  const sorted: Record<string, unknown> = {};
+  for (const key of keys.sort()) sorted[key] = source[key];
+  return sorted;
+};
+
+const compiled = new WeakMap<object, Projector>();
+
+/**
+ * Copies a value as a projection describes it. DynamoDB keeps no order in a map, so a record read
+ * back lists its fields as storage happens to; answers and event payloads that go through the same
+ * projection read as the same document. Compiled once per projection.
+ */
+export function projector(projection: Projection): Projector {
+  if (projection === 'value') return asIs;
+  if (projection === 'map') return sortedMap;
+  const known = compiled.get(projection);
+  if (known) return known;
+  let project: Projector;
+  if (Array.isArray(projection)) {
+    const element = projector((projection as readonly [Projection])[0]);
+    project = (value) => (Array.isArray(value) ? value.map(element) : value);
+  } else {
+    const fields = projection as RecordProjection;
+    const nested = Object.values(fields).map((field) => (field === 'value' ? undefined : projector(field)));
+    const copy = compileCopier(Object.keys(fields), nested);
+    project = (value) =>
+      typeof value !== 'object' || value === null ? value : copy(value as Record<string, unknown>);
+  }
+  compiled.set(projection, project);
+  return project;
+}
+
+const schemaProjectors = new WeakMap<$ZodType, Projector>();
+
+/** `projector` of a response schema's projection, for modules that load the schema anyway. */
+export function projectorOf(schema: $ZodType): Projector {
+  let project = schemaProjectors.get(schema);
+  if (!project) {
+    project = projector(projectionOf(schema));
+    schemaProjectors.set(schema, project);
+  }
+  return project;
+}
+
+/** A typed projector of a resource's zod-free projection: `projectAs<Note>(noteProjection)(item)`. */
+export const projectAs =
+  <T>(projection: ProjectionOf<T>) =>
+  (item: object): T =>
+    projector(projection as Projection)(item) as T;
 
 /** A typed projector: `project(schema)(item)` is the resource as the schema declares it. */
 export const project =

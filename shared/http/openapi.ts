@@ -1,7 +1,8 @@
 import type { $ZodType } from 'zod/v4/core';
 import { toJSONSchema } from 'zod/v4/core';
 import { type ErrorCode, errorCodes } from '../errors';
-import { domainEvent, eventDataSchemas } from '../schemas/event-data';
+import { eventDataSchemas } from '../schemas/event-data';
+import { domainEvent } from '../schemas/event-feed';
 import { type DomainEventType, domainEventTypes } from '../schemas/events';
 import { eventExample } from '../schemas/examples';
 import { schemaNames } from '../schemas/names';

@@ -1,6 +1,6 @@
 import { isoInstant, uuid } from './common';
 import { conversation } from './conversation';
-import { type DomainEventType, domainEventTypes } from './events';
+import type { DomainEventType } from './events';
 import { message } from './message';
 import { named } from './names';
 import { note } from './note';
@@ -41,27 +41,3 @@ export const eventDataSchemas = {
     z.object({ id: uuid, conversationId: uuid, deletedBy: actor, deletedAt: isoInstant }),
   ),
 } as const satisfies Record<DomainEventType, z.ZodMiniType>;
-
-/** An event as the feed serves it and webhooks deliver it. */
-export const domainEvent = named(
-  'Event',
-  z.object({
-    id: uuid,
-    type: z.enum(domainEventTypes as [DomainEventType, ...DomainEventType[]]),
-    timestamp: isoInstant,
-    organizationId: uuid,
-    /** The resource after the change; conversation events carry `data.version`. */
-    data: z.unknown(),
-  }),
-);
-
-export const eventPage = named(
-  'EventPage',
-  z.object({
-    data: z.array(domainEvent),
-    /** Null only when the organization has no event yet; at the end of the feed, the cursor to poll with. */
-    nextCursor: z.nullable(z.string()),
-    /** True when this page reached the current end of the feed: poll later with `nextCursor`. */
-    done: z.boolean(),
-  }),
-);

@@ -1,15 +1,16 @@
 import type { Metafile } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { groupEntry } from '../../functions/routes';
 import { workerDefinitions, workerEntry } from '../../functions/workers';
 import { bundleMetafile } from './helpers/bundle-metafile';
 
 /**
  * zod is ~31 KB of a minified bundle and several milliseconds of a cold start's import. A function
  * that validates nothing with it (its input checked by hand, its storage projected through
- * field-name lists: shared/schemas/webhook-fields.ts) keeps it out; one import of a schema module
- * anywhere in its graph would bring it back unnoticed.
+ * field-name lists and projections: shared/schemas/webhook-fields.ts, projections.ts) keeps it out;
+ * one import of a schema module anywhere in its graph would bring it back unnoticed.
  */
-const ZOD_FREE_WORKERS = ['webhook-delivery', 'discord-delivery'];
+const ZOD_FREE_WORKERS = ['webhook-delivery', 'discord-delivery', 'webhook-fanout'];
 
 const isZod = (input: string): boolean =>
   input.startsWith('node_modules/zod/') || input === 'shared/schemas/zod.ts';
@@ -47,5 +48,17 @@ describe('bundles without zod', () => {
     const entry = 'shared/http/middleware/authenticate.ts';
     const metafile = await bundleMetafile('authenticate', entry);
     expect(chainsToZod(metafile, entry)).toEqual([]);
+  });
+
+  it('the events function builds none of the resource schemas its events carry', async () => {
+    // It projects event data through shared/schemas/projections.ts; the conversation, message, note
+    // and visitor schemas, with the event-data map over them, were most of its cold import.
+    const entry = groupEntry('events');
+    const metafile = await bundleMetafile('events', entry);
+    const resourceSchemas = ['conversation', 'message', 'note', 'visitor', 'event-data'].map(
+      (name) => `shared/schemas/${name}.ts`,
+    );
+    expect(Object.keys(metafile.inputs).filter((input) => resourceSchemas.includes(input))).toEqual([]);
+    expect(Object.keys(metafile.inputs)).toContain('shared/schemas/projections.ts');
   });
 });

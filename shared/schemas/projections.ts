@@ -1,0 +1,144 @@
+import type { output } from 'zod/v4/core';
+import type { Conversation, MessagePreview } from './conversation';
+import type { eventDataSchemas } from './event-data';
+import type { DomainEventType } from './events';
+import type { Message } from './message';
+import type { Note } from './note';
+import type { Visitor } from './visitor';
+
+/**
+ * How a stored value becomes an answer's value: copied as is, as a free-form map (keys sorted), as
+ * a record of exactly the listed fields in that order (each copied as its own projection), or as an
+ * array of one projection. A null or missing value, or one of another kind, is copied as is.
+ */
+export type Projection = 'value' | 'map' | RecordProjection | readonly [Projection];
+export type RecordProjection = { readonly [field: string]: Projection };
+
+type Present<T> = Exclude<T, null | undefined>;
+type ProjectionOfValue<V> = V extends readonly (infer E)[]
+  ? ProjectionOfValue<Present<E>> extends 'value'
+    ? 'value'
+    : readonly [ProjectionOfValue<Present<E>>]
+  : V extends object
+    ? string extends keyof V
+      ? 'map'
+      : ProjectionOf<V>
+    : 'value';
+
+/**
+ * The projection of a resource type, field by field. A projection declared `satisfies
+ * ProjectionOf<Resource>` names every field of the schema's type and no other, and nests where the
+ * type nests; the order, which types cannot see, is checked against the schema by a test
+ * (test/unit/projections.test.ts).
+ */
+export type ProjectionOf<T> = { readonly [K in keyof T]-?: ProjectionOfValue<Present<T[K]>> };
+
+/*
+ * The projections of the resources that events carry, without zod: the events function and the
+ * webhook fan-out read every kind of event but validate none, and the schemas behind them (~90,
+ * with their modules) were most of the events function's cold import above the DynamoDB client.
+ * The data layer projects these resources through the same objects everywhere.
+ */
+
+export const visitorProjection = {
+  id: 'value',
+  identifier: 'value',
+  fingerprint: 'value',
+  geoCountry: 'value',
+  geoCity: 'value',
+  totalSessions: 'value',
+  firstSeenAt: 'value',
+  lastSeenAt: 'value',
+  metadata: 'map',
+} as const satisfies ProjectionOf<Visitor>;
+
+const messagePreviewProjection = {
+  id: 'value',
+  senderType: 'value',
+  senderId: 'value',
+  type: 'value',
+  content: 'value',
+  createdAt: 'value',
+} as const satisfies ProjectionOf<MessagePreview>;
+
+export const conversationProjection = {
+  id: 'value',
+  organizationId: 'value',
+  visitorId: 'value',
+  operatorId: 'value',
+  teamId: 'value',
+  status: 'value',
+  priority: 'value',
+  source: 'value',
+  aiEnabled: 'value',
+  snoozedUntil: 'value',
+  lastMessageAt: 'value',
+  title: 'value',
+  messageCount: 'value',
+  unreadCount: 'value',
+  hasUnreadMessages: 'value',
+  tags: 'value',
+  customFields: 'map',
+  language: 'value',
+  aiSummary: 'value',
+  aiSummaryGeneratedAt: 'value',
+  aiClassification: 'value',
+  metadata: 'map',
+  version: 'value',
+  createdAt: 'value',
+  updatedAt: 'value',
+  visitor: visitorProjection,
+  lastMessage: messagePreviewProjection,
+  firstResponseTimeMs: 'value',
+} as const satisfies ProjectionOf<Conversation>;
+
+export const messageProjection = {
+  id: 'value',
+  orgId: 'value',
+  conversationId: 'value',
+  senderType: 'value',
+  senderId: 'value',
+  content: 'value',
+  type: 'value',
+  metadata: 'map',
+  isRead: 'value',
+  isEdited: 'value',
+  editedAt: 'value',
+  createdAt: 'value',
+  deletedAt: 'value',
+  replyToId: 'value',
+  mentions: 'value',
+  searchVector: 'value',
+} as const satisfies ProjectionOf<Message>;
+
+export const noteProjection = {
+  id: 'value',
+  conversationId: 'value',
+  authorId: 'value',
+  authorName: 'value',
+  content: 'value',
+  mentions: 'value',
+  createdAt: 'value',
+  updatedAt: 'value',
+} as const satisfies ProjectionOf<Note>;
+
+type EventData = { [Type in DomainEventType]: output<(typeof eventDataSchemas)[Type]> };
+
+/** What `data` holds for each event type, as shared/schemas/event-data.ts declares it. */
+export const eventDataProjections = {
+  'conversation.created': conversationProjection,
+  'conversation.updated': conversationProjection,
+  'conversation.snoozed': { ...conversationProjection, snoozeReason: 'value' },
+  'conversation.closed': conversationProjection,
+  'conversation.deleted': { id: 'value', deletedAt: 'value', version: 'value' },
+  'conversation.assigned': conversationProjection,
+  'message.created': messageProjection,
+  'message.updated': messageProjection,
+  'note.created': noteProjection,
+  'note.deleted': {
+    id: 'value',
+    conversationId: 'value',
+    deletedBy: { type: 'value', id: 'value' },
+    deletedAt: 'value',
+  },
+} as const satisfies { [Type in DomainEventType]: ProjectionOf<EventData[Type]> };

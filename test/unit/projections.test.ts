@@ -1,0 +1,237 @@
+import { describe, expect, it } from 'vitest';
+import { toConversation } from '../../shared/db/conversations';
+import { toDomainEvent } from '../../shared/db/events';
+import { toMessage } from '../../shared/db/messages';
+import { toNote } from '../../shared/db/notes';
+import { projectionOf, projector, projectorOf } from '../../shared/db/project';
+import { conversation } from '../../shared/schemas/conversation';
+import { eventDataSchemas } from '../../shared/schemas/event-data';
+import { domainEventTypes } from '../../shared/schemas/events';
+import { message } from '../../shared/schemas/message';
+import { note } from '../../shared/schemas/note';
+import {
+  conversationProjection,
+  eventDataProjections,
+  messageProjection,
+  noteProjection,
+  visitorProjection,
+} from '../../shared/schemas/projections';
+import { visitor } from '../../shared/schemas/visitor';
+import * as z from '../../shared/schemas/zod';
+
+/**
+ * The data layer and the event readers project conversations, messages, notes and event data
+ * through zod-free projections (so the events function and the webhook fan-out build none of those
+ * schemas). The compiler checks their field names against the schemas' types; this checks what it
+ * cannot see: the order of the fields, which is the order of every answer's, and the nesting.
+ */
+const asText = (value: unknown) => JSON.stringify(value);
+
+describe('resource projections', () => {
+  it.each([
+    ['Visitor', visitorProjection, visitor],
+    ['Conversation', conversationProjection, conversation],
+    ['Message', messageProjection, message],
+    ['Note', noteProjection, note],
+  ] as const)('%s is its schema’s projection, field for field and in order', (_, projection, schema) => {
+    expect(projection).toEqual(projectionOf(schema));
+    expect(asText(projection)).toBe(asText(projectionOf(schema)));
+  });
+
+  it.each(domainEventTypes)('the data of %s is its schema’s projection', (type) => {
+    expect(eventDataProjections[type]).toEqual(projectionOf(eventDataSchemas[type]));
+    expect(asText(eventDataProjections[type])).toBe(asText(projectionOf(eventDataSchemas[type])));
+  });
+});
+
+const now = '2026-11-24T10:00:00.000Z';
+const ids = {
+  organization: '0190a3c4-7e51-7000-8000-0000000000aa',
+  conversation: '0190a3c4-7e51-7000-8000-0000000000bb',
+  visitor: '0190a3c4-7e51-7000-8000-0000000000cc',
+  message: '0190a3c4-7e51-7000-8000-0000000000dd',
+};
+
+/** A conversation as DynamoDB reads it back: keys in no particular order, the service's own attributes. */
+const storedConversation = {
+  pk: `ORG#${ids.organization}`,
+  sk: `CONV#${ids.conversation}`,
+  gsi1pk: 'x',
+  entity: 'conversation',
+  rev: 4,
+  firstVisitorMessageAt: now,
+  updatedAt: now,
+  customFields: { plan: 'pro', account: 42 },
+  visitor: {
+    metadata: { tier: 'gold', city: 'Lisbon' },
+    lastSeenAt: now,
+    id: ids.visitor,
+    identifier: 'ada@example.com',
+    fingerprint: null,
+    geoCountry: null,
+    geoCity: null,
+    totalSessions: 1,
+    firstSeenAt: now,
+    internalNote: 'not for answers',
+  },
+  lastMessage: {
+    createdAt: now,
+    content: 'Where is my order?',
+    id: ids.message,
+    senderType: 'visitor',
+    senderId: ids.visitor,
+    type: 'text',
+    searchVector: 'where order',
+  },
+  id: ids.conversation,
+  organizationId: ids.organization,
+  visitorId: ids.visitor,
+  operatorId: null,
+  teamId: null,
+  status: 'open',
+  priority: 'normal',
+  source: 'api',
+  aiEnabled: false,
+  snoozedUntil: null,
+  lastMessageAt: now,
+  title: 'Where is my order?',
+  messageCount: 1,
+  unreadCount: 1,
+  hasUnreadMessages: true,
+  tags: ['billing', 'refund'],
+  language: 'en',
+  aiSummary: null,
+  aiSummaryGeneratedAt: null,
+  aiClassification: null,
+  metadata: { zeta: 1, alpha: { nested: true } },
+  version: 4,
+  createdAt: now,
+  firstResponseTimeMs: null,
+};
+
+describe('projecting a stored conversation', () => {
+  const answer = toConversation(storedConversation);
+
+  it('keeps the schema’s fields, in its order, nested records included', () => {
+    expect(Object.keys(answer)).toEqual(Object.keys(conversation.shape));
+    expect(Object.keys(answer.visitor)).toEqual(Object.keys(visitor.shape));
+    expect(Object.keys(answer.lastMessage ?? {})).toEqual([
+      'id',
+      'senderType',
+      'senderId',
+      'type',
+      'content',
+      'createdAt',
+    ]);
+    expect(conversation.safeParse(answer).success).toBe(true);
+  });
+
+  it('sorts free-form maps by key and copies lists as they are', () => {
+    expect(asText(answer.customFields)).toBe('{"account":42,"plan":"pro"}');
+    expect(asText(answer.metadata)).toBe('{"alpha":{"nested":true},"zeta":1}');
+    expect(asText(answer.visitor.metadata)).toBe('{"city":"Lisbon","tier":"gold"}');
+    expect(answer.tags).toEqual(['billing', 'refund']);
+  });
+
+  it('is what an event of the same conversation carries', () => {
+    for (const type of ['conversation.created', 'conversation.updated', 'conversation.assigned'] as const) {
+      const event = toDomainEvent({
+        id: 'e',
+        type,
+        timestamp: now,
+        organizationId: ids.organization,
+        data: storedConversation,
+      });
+      expect(asText(event.data)).toBe(asText(answer));
+    }
+    const snoozed = toDomainEvent({
+      id: 'e',
+      type: 'conversation.snoozed',
+      timestamp: now,
+      organizationId: ids.organization,
+      data: { ...storedConversation, snoozeReason: 'Waiting for the courier' },
+    });
+    expect(asText(snoozed.data)).toBe(asText({ ...answer, snoozeReason: 'Waiting for the courier' }));
+  });
+
+  it('leaves a null nested record null', () => {
+    expect(toConversation({ ...storedConversation, lastMessage: null }).lastMessage).toBeNull();
+  });
+});
+
+describe('projecting messages and notes', () => {
+  it('keeps their schemas’ fields in order and drops storage attributes', () => {
+    const storedMessage = {
+      sk: 'MSG#1',
+      mentions: null,
+      metadata: { b: 2, a: 1 },
+      id: ids.message,
+      orgId: ids.organization,
+      conversationId: ids.conversation,
+      senderType: 'visitor',
+      senderId: ids.visitor,
+      content: 'Hello',
+      type: 'text',
+      isRead: false,
+      isEdited: false,
+      editedAt: null,
+      createdAt: now,
+      deletedAt: null,
+      replyToId: null,
+      searchVector: 'hello',
+    };
+    const answer = toMessage(storedMessage);
+    expect(Object.keys(answer)).toEqual(Object.keys(message.shape));
+    expect(asText(answer.metadata)).toBe('{"a":1,"b":2}');
+    expect(message.safeParse(answer).success).toBe(true);
+
+    const storedNote = {
+      pk: 'p',
+      updatedAt: now,
+      mentions: [ids.visitor],
+      id: ids.message,
+      conversationId: ids.conversation,
+      authorId: ids.visitor,
+      authorName: 'Ada',
+      content: 'Call back',
+      createdAt: now,
+    };
+    expect(Object.keys(toNote(storedNote))).toEqual(Object.keys(note.shape));
+  });
+});
+
+describe('projections of other schemas', () => {
+  const item = z.object({ b: z.string(), a: z.nullable(z.record(z.string(), z.unknown())) });
+  const schema = z.object({
+    list: z.array(item),
+    names: z.array(z.string()),
+    maybe: z.optional(item),
+  });
+
+  it('project arrays of records element by element', () => {
+    expect(projectionOf(schema)).toEqual({
+      list: [{ b: 'value', a: 'map' }],
+      names: 'value',
+      maybe: { b: 'value', a: 'map' },
+    });
+    const projected = projectorOf(schema)({
+      extra: true,
+      maybe: undefined,
+      names: ['y', 'x'],
+      list: [
+        { a: { z: 1, y: 2 }, b: 'first', c: 'dropped' },
+        { a: null, b: 'second' },
+      ],
+    });
+    expect(asText(projected)).toBe(
+      '{"list":[{"b":"first","a":{"y":2,"z":1}},{"b":"second","a":null}],"names":["y","x"]}',
+    );
+  });
+
+  it('copy a value of another kind than declared as it is', () => {
+    const project = projector({ a: 'value', nested: { b: 'value' }, map: 'map', list: [{ c: 'value' }] });
+    const odd = { a: 1, nested: 'text', map: ['not', 'a', 'map'], list: 'none' };
+    expect(project(odd)).toEqual(odd);
+    expect(project(null)).toBeNull();
+  });
+});
