@@ -1,6 +1,6 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Conversation, ListConversationsQuery } from '../schemas/conversation';
-import { conversationStatus } from '../schemas/conversation';
+import { conversationStatuses } from '../schemas/conversation-statuses';
 import { batchGet } from './batch';
 import { db, tableName } from './client';
 import { toConversation } from './conversations';
@@ -215,7 +215,7 @@ export async function listConversations(
       ? [listing.operator(orgId, query.operatorId)]
       : query.status
         ? [listing.status(orgId, query.status)]
-        : conversationStatus.options.map((status) => listing.status(orgId, status));
+        : conversationStatuses.map((status) => listing.status(orgId, status));
     const read = await recentPage(partitions, cursor?.p, query, since);
     page = read.page;
     next = read.next ? { p: read.next } : null;

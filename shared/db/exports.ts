@@ -3,7 +3,7 @@ import { clock } from '../clock';
 import type { Actor } from '../conversations/actor';
 import { uuidv7 } from '../ids';
 import type { Conversation } from '../schemas/conversation';
-import { conversationStatus } from '../schemas/conversation';
+import { conversationStatuses } from '../schemas/conversation-statuses';
 import { batchGet } from './batch';
 import { db, tableName, ttlSeconds } from './client';
 import { type StoredConversation, storedConversationOf } from './conversations';
@@ -34,7 +34,7 @@ function listingsOf(orgId: string, filters: ExportFilters): Listing[] {
   const listing = keys.conversationListPartition;
   if (filters.operatorId) return [listing.operator(orgId, filters.operatorId)];
   if (filters.status) return [listing.status(orgId, filters.status)];
-  return conversationStatus.options.map((status) => listing.status(orgId, status));
+  return conversationStatuses.map((status) => listing.status(orgId, status));
 }
 
 /**

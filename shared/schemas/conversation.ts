@@ -8,12 +8,13 @@ import {
   plainText,
   uuid,
 } from './common';
+import { conversationStatuses } from './conversation-statuses';
 import { FREE_JSON_MAX_BYTES, metadataObject, withinFreeJsonBounds } from './free-json';
 import { documented, named } from './names';
 import { visitor } from './visitor';
 import * as z from './zod';
 
-export const conversationStatus = z.enum(['open', 'pending', 'snoozed', 'closed']);
+export const conversationStatus = z.enum(conversationStatuses);
 export const conversationPriority = z.enum(['low', 'normal', 'high', 'urgent']);
 export const conversationSource = z.enum(['widget', 'api', 'email']);
 export const senderType = z.enum(['visitor', 'operator', 'bot', 'system']);
