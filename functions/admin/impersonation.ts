@@ -17,7 +17,7 @@ const COOKIE_PATTERN = '^svc_os_[A-Za-z0-9_-]{1,200}$';
 
 const impersonationStarted = named(
   'ImpersonationStarted',
-  z.object({ success: z.boolean(), expiresAt: isoInstant }),
+  () => z.object({ success: z.boolean(), expiresAt: isoInstant }),
   'The session is in the `svc_impersonation` cookie (an operator session token, `svc_os_…`).',
 );
 

@@ -6,6 +6,7 @@ import { NotFoundError, ValidationError } from '../../shared/errors';
 import { created, ok, route } from '../../shared/http/route';
 import { uuid } from '../../shared/schemas/common';
 import { organizationExample } from '../../shared/schemas/examples';
+import { lazily } from '../../shared/schemas/names';
 import {
   createOrganizationBody,
   organization,
@@ -13,7 +14,7 @@ import {
 } from '../../shared/schemas/organization';
 import * as z from '../../shared/schemas/zod';
 
-const orgParams = z.strictObject({ orgId: uuid });
+const orgParams = lazily(() => z.strictObject({ orgId: uuid }));
 
 function checkDefaultLocale(locales: readonly string[], defaultLocale: string): void {
   if (!locales.includes(defaultLocale)) {

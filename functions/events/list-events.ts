@@ -5,16 +5,21 @@ import { ok, route } from '../../shared/http/route';
 import { cursorParam } from '../../shared/schemas/common';
 import { eventPage } from '../../shared/schemas/event-feed';
 import { cursorExample, ids, replyExample } from '../../shared/schemas/examples';
+import { lazily } from '../../shared/schemas/names';
 import * as z from '../../shared/schemas/zod';
 
-const eventsQuery = z.strictObject({
-  cursor: z.optional(cursorParam),
-  limit: z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(100)), 50),
-  /** Comma-separated event types, any of which matches. */
-  types: z.optional(
-    z.string().check(z.minLength(1), z.maxLength(500), z.regex(/^[a-z., ]+$/, 'Comma-separated event types')),
-  ),
-});
+const eventsQuery = lazily(() =>
+  z.strictObject({
+    cursor: z.optional(cursorParam),
+    limit: z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(100)), 50),
+    /** Comma-separated event types, any of which matches. */
+    types: z.optional(
+      z
+        .string()
+        .check(z.minLength(1), z.maxLength(500), z.regex(/^[a-z., ]+$/, 'Comma-separated event types')),
+    ),
+  }),
+);
 
 function parseTypes(raw: string | undefined): DomainEventType[] | undefined {
   if (raw === undefined) return undefined;

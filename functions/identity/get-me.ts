@@ -2,15 +2,18 @@ import { callerTypeNames } from '../../shared/auth/caller';
 import { roleScopes } from '../../shared/auth/scopes';
 import { ok, route } from '../../shared/http/route';
 import { ids } from '../../shared/schemas/examples';
+import { lazily } from '../../shared/schemas/names';
 import * as z from '../../shared/schemas/zod';
 
-const me = z.object({
-  organizationId: z.uuid(),
-  callerType: z.enum(['api_key', 'operator', 'visitor']),
-  /** The key's scopes (empty for an unrestricted key) or the scopes a session's role grants. */
-  scopes: z.array(z.string()),
-  modules: z.array(z.string()),
-});
+const me = lazily(() =>
+  z.object({
+    organizationId: z.uuid(),
+    callerType: z.enum(['api_key', 'operator', 'visitor']),
+    /** The key's scopes (empty for an unrestricted key) or the scopes a session's role grants. */
+    scopes: z.array(z.string()),
+    modules: z.array(z.string()),
+  }),
+);
 
 export const getMe = route({
   method: 'GET',

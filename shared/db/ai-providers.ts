@@ -2,6 +2,7 @@ import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
 import { uuidv7 } from '../ids';
 import { type AiProvider, aiProvider as aiProviderSchema } from '../schemas/ai-provider';
+import { built } from '../schemas/names';
 import { openSealed, seal } from '../webhooks/secret-box';
 import { db, tableName } from './client';
 import { keys } from './keys';
@@ -26,7 +27,7 @@ const sealingKey = (providerId: string) => ({
   context: { aiProviderId: providerId },
 });
 
-const toProvider = (item: object): AiProvider => pickShape(aiProviderSchema.shape, item);
+const toProvider = (item: object): AiProvider => pickShape(built(aiProviderSchema).shape, item);
 
 /**
  * How long an instance trusts what it read of the providers for `anyEnabled` (the chatbot's

@@ -1,4 +1,4 @@
-import type { $ZodType, output } from 'zod/v4/core';
+import type { $ZodLazy, $ZodType, output } from 'zod/v4/core';
 import { isRecord } from '../schemas/hand-checks';
 import type { Projection, ProjectionOf, RecordProjection } from '../schemas/projections';
 
@@ -62,6 +62,7 @@ export function projectionOf(schema: $ZodType): Projection {
     for (const [name, field] of Object.entries(def.shape)) fields[name] = projectionOf(field);
     return fields;
   }
+  if (def.type === 'lazy') return projectionOf((schema as $ZodLazy)._zod.innerType);
   if ((def.type === 'nullable' || def.type === 'optional') && def.innerType)
     return projectionOf(def.innerType);
   if (def.type === 'record') return 'map';

@@ -6,7 +6,7 @@ import {
   MAX_SCHEDULE_DAYS,
 } from './chatbot-limits';
 import { isoInstant, plainText, uuid } from './common';
-import { documented, named } from './names';
+import { documented, lazily, named } from './names';
 import * as z from './zod';
 
 /**
@@ -47,29 +47,31 @@ const timezone = documented(
   { description: 'An IANA time zone, such as "Europe/Paris"' },
 );
 
-const scheduleDay = z.strictObject({
-  day: z.enum(weekDays),
-  /** Opening time; a `to` earlier than `from` runs past midnight into the next day. */
-  from: time,
-  to: time,
-});
+const scheduleDay = lazily(() =>
+  z.strictObject({
+    day: z.enum(weekDays),
+    /** Opening time; a `to` earlier than `from` runs past midnight into the next day. */
+    from: time,
+    to: time,
+  }),
+);
 
 export const chatbotSchedule = named(
   'ChatbotSchedule',
-  z.strictObject({
-    timezone,
-    days: z.array(scheduleDay).check(
-      z.maxLength(MAX_SCHEDULE_DAYS),
-      z.refine((days) => days.every((day) => day.from !== day.to), 'A day\'s "from" and "to" must differ'),
-    ),
-  }),
+  () =>
+    z.strictObject({
+      timezone,
+      days: z.array(scheduleDay).check(
+        z.maxLength(MAX_SCHEDULE_DAYS),
+        z.refine((days) => days.every((day) => day.from !== day.to), 'A day\'s "from" and "to" must differ'),
+      ),
+    }),
   'When the bot answers, in `timezone`; a day whose `to` is earlier than its `from` runs past midnight. Null: always.',
 );
 
 const keyword = z.string().check(z.trim(), z.minLength(1), z.maxLength(100), plainText());
 
-export const chatbotRule = named(
-  'ChatbotRule',
+export const chatbotRule = named('ChatbotRule', () =>
   z.object({
     id: uuid,
     name: z.string(),
@@ -79,17 +81,18 @@ export const chatbotRule = named(
   }),
 );
 
-const ruleInput = z.strictObject({
-  /** Kept when given (so rules keep their ids across saves); generated otherwise. */
-  id: z.optional(uuid),
-  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(100), plainText()),
-  intent: identifier,
-  keywords: z.array(keyword).check(z.maxLength(MAX_KEYWORDS)),
-  actions: z.array(identifier).check(z.maxLength(MAX_ACTIONS)),
-});
+const ruleInput = lazily(() =>
+  z.strictObject({
+    /** Kept when given (so rules keep their ids across saves); generated otherwise. */
+    id: z.optional(uuid),
+    name: z.string().check(z.trim(), z.minLength(1), z.maxLength(100), plainText()),
+    intent: identifier,
+    keywords: z.array(keyword).check(z.maxLength(MAX_KEYWORDS)),
+    actions: z.array(identifier).check(z.maxLength(MAX_ACTIONS)),
+  }),
+);
 
-export const intentPolicy = named(
-  'ChatbotIntentPolicy',
+export const intentPolicy = named('ChatbotIntentPolicy', () =>
   z.strictObject({
     intent: identifier,
     handling: z.enum(handlings),
@@ -100,8 +103,7 @@ export const intentPolicy = named(
 
 const threshold = z.number().check(z.minimum(0), z.maximum(1));
 
-export const chatbotConfig = named(
-  'ChatbotConfig',
+export const chatbotConfig = named('ChatbotConfig', () =>
   z.object({
     enabled: z.boolean(),
     schedule: z.nullable(chatbotSchedule),
@@ -116,24 +118,27 @@ export type ChatbotRule = z.infer<typeof chatbotRule>;
 export type IntentPolicy = z.infer<typeof intentPolicy>;
 export type ChatbotSchedule = z.infer<typeof chatbotSchedule>;
 
-const rules = z.array(ruleInput).check(
-  z.maxLength(MAX_RULES),
-  z.refine((list) => {
-    const given = list.flatMap((rule) => (rule.id ? [rule.id] : []));
-    return new Set(given).size === given.length;
-  }, 'Rule ids must be unique'),
+const rules = lazily(() =>
+  z.array(ruleInput).check(
+    z.maxLength(MAX_RULES),
+    z.refine((list) => {
+      const given = list.flatMap((rule) => (rule.id ? [rule.id] : []));
+      return new Set(given).size === given.length;
+    }, 'Rule ids must be unique'),
+  ),
 );
-const intentPolicies = z.array(intentPolicy).check(
-  z.maxLength(MAX_INTENT_POLICIES),
-  z.refine(
-    (list) => new Set(list.map((policy) => policy.intent)).size === list.length,
-    'One policy per intent',
+const intentPolicies = lazily(() =>
+  z.array(intentPolicy).check(
+    z.maxLength(MAX_INTENT_POLICIES),
+    z.refine(
+      (list) => new Set(list.map((policy) => policy.intent)).size === list.length,
+      'One policy per intent',
+    ),
   ),
 );
 
 /** `PUT /api/chatbot/config`: the whole configuration; an omitted field takes its default. */
-export const putChatbotConfigBody = named(
-  'PutChatbotConfigRequest',
+export const putChatbotConfigBody = named('PutChatbotConfigRequest', () =>
   z.strictObject({
     /** Accepted so that a configuration read can be sent back as is; the service stamps its own. */
     updatedAt: z.optional(isoInstant),
@@ -147,19 +152,20 @@ export const putChatbotConfigBody = named(
 export type PutChatbotConfig = z.infer<typeof putChatbotConfigBody>;
 
 /** `PATCH /api/admin/organizations/{orgId}` `chatbot`: the fields given replace the stored ones. */
-export const patchChatbotConfig = z.strictObject({
-  enabled: z.optional(z.boolean()),
-  schedule: z.optional(z.nullable(chatbotSchedule)),
-  knowledgeThreshold: z.optional(threshold),
-  rules: z.optional(rules),
-  intentPolicies: z.optional(intentPolicies),
-});
+export const patchChatbotConfig = lazily(() =>
+  z.strictObject({
+    enabled: z.optional(z.boolean()),
+    schedule: z.optional(z.nullable(chatbotSchedule)),
+    knowledgeThreshold: z.optional(threshold),
+    rules: z.optional(rules),
+    intentPolicies: z.optional(intentPolicies),
+  }),
+);
 
 /** `POST /api/chatbot/simulate`: a visitor's message, read in `locale` (enabled for the organization). */
 export const MAX_SIMULATED_MESSAGE_LENGTH = 10_000;
 
-export const simulateChatbotBody = named(
-  'SimulateChatbotRequest',
+export const simulateChatbotBody = named('SimulateChatbotRequest', () =>
   z.strictObject({
     message: z
       .string()
@@ -184,39 +190,40 @@ export type SimulationOutcome = (typeof simulationOutcomes)[number];
 
 export const chatbotSimulation = named(
   'ChatbotSimulation',
-  z.object({
-    outcome: z.enum(simulationOutcomes),
-    /** The matched rule's intent (`general` for the default rule). */
-    intent: z.string(),
-    consumesAiCredit: z.boolean(),
-    rule: z.object({
-      id: uuid,
-      name: z.string(),
+  () =>
+    z.object({
+      outcome: z.enum(simulationOutcomes),
+      /** The matched rule's intent (`general` for the default rule). */
       intent: z.string(),
-      actions: z.array(z.string()),
+      consumesAiCredit: z.boolean(),
+      rule: z.object({
+        id: uuid,
+        name: z.string(),
+        intent: z.string(),
+        actions: z.array(z.string()),
+      }),
+      intentPolicy: z.object({
+        intent: z.string(),
+        handling: z.enum(handlings),
+        tag: z.string(),
+        priority: z.enum(policyPriorities),
+      }),
+      knowledge: z.object({
+        confidence: z.number(),
+        threshold: z.number(),
+        sufficient: z.boolean(),
+        articles: z.array(
+          z.object({ articleId: uuid, title: z.string(), slug: z.string(), score: z.number() }),
+        ),
+      }),
+      gates: z.object({
+        chatbotEnabled: z.boolean(),
+        withinSchedule: z.boolean(),
+        operatorAvailable: z.boolean(),
+        aiFeatureEnabled: z.boolean(),
+        providerAvailable: z.boolean(),
+      }),
     }),
-    intentPolicy: z.object({
-      intent: z.string(),
-      handling: z.enum(handlings),
-      tag: z.string(),
-      priority: z.enum(policyPriorities),
-    }),
-    knowledge: z.object({
-      confidence: z.number(),
-      threshold: z.number(),
-      sufficient: z.boolean(),
-      articles: z.array(
-        z.object({ articleId: uuid, title: z.string(), slug: z.string(), score: z.number() }),
-      ),
-    }),
-    gates: z.object({
-      chatbotEnabled: z.boolean(),
-      withinSchedule: z.boolean(),
-      operatorAvailable: z.boolean(),
-      aiFeatureEnabled: z.boolean(),
-      providerAvailable: z.boolean(),
-    }),
-  }),
   'What the bot would do with a message, and why: the matched rule, its intent policy, the knowledge found and the gates. No model is called.',
 );
 export type ChatbotSimulation = z.infer<typeof chatbotSimulation>;

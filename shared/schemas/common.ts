@@ -1,4 +1,4 @@
-import { documented } from './names';
+import { documented, lazily } from './names';
 import * as z from './zod';
 
 /**
@@ -11,7 +11,7 @@ export const plainText = () =>
   z.regex(PLAIN_TEXT, 'Control characters other than tab and line breaks are not allowed');
 
 /** Keys of free-form maps (metadata, custom fields). */
-export const mapKey = z.string().check(z.minLength(1), z.maxLength(100), plainText());
+export const mapKey = lazily(() => z.string().check(z.minLength(1), z.maxLength(100), plainText()));
 
 /** A map of at most `maxKeys` entries, the bound stated in the document as `maxProperties`. */
 export const boundedRecord = <V extends z.ZodMiniType>(value: V, maxKeys: number) =>
@@ -26,32 +26,35 @@ export const boundedRecord = <V extends z.ZodMiniType>(value: V, maxKeys: number
  * An opaque cursor as the API hands them out. Anything else is 400 (the contract's malformed
  * cursor), so the pattern is declared in the document and enforced by the cursor check itself.
  */
-export const cursorParam = documented(z.string().check(z.minLength(1), z.maxLength(2048)), {
-  pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$',
-});
+export const cursorParam = documented(
+  lazily(() => z.string().check(z.minLength(1), z.maxLength(2048))),
+  { pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$' },
+);
 
 export const uuid = z.uuid();
 
 /** ISO 8601 instant in UTC with milliseconds, as every timestamp of the API. */
 export const isoInstant = z.iso.datetime({ offset: false, precision: 3 });
 
-export const idParams = z.strictObject({ id: uuid });
+export const idParams = lazily(() => z.strictObject({ id: uuid }));
 
 /** BCP 47 language tag, canonical form (`en-US`, not `en_us`). */
-export const localeTag = z.string().check(
-  // Implied by the canonical form below; stated for clients and the API description.
-  z.maxLength(64),
-  z.regex(/^[A-Za-z0-9-]+$/),
-  z.refine((value) => {
-    try {
-      return Intl.getCanonicalLocales(value)[0] === value;
-    } catch {
-      return false;
-    }
-  }, 'Expected a canonical BCP 47 language tag, such as "en" or "pt-BR"'),
+export const localeTag = lazily(() =>
+  z.string().check(
+    // Implied by the canonical form below; stated for clients and the API description.
+    z.maxLength(64),
+    z.regex(/^[A-Za-z0-9-]+$/),
+    z.refine((value) => {
+      try {
+        return Intl.getCanonicalLocales(value)[0] === value;
+      } catch {
+        return false;
+      }
+    }, 'Expected a canonical BCP 47 language tag, such as "en" or "pt-BR"'),
+  ),
 );
 
-export const successResult = z.object({ success: z.boolean() });
+export const successResult = lazily(() => z.object({ success: z.boolean() }));
 
 /** Query string numbers arrive as text. */
 export const pageLimit = (fallback: number, max: number) =>
@@ -62,8 +65,8 @@ export const cursorPage = <T extends z.ZodMiniType>(item: T) =>
 
 /** Offset pagination: `offset` default 0, `limit` default 20, at most 100. */
 export const offsetQuery = {
-  offset: z._default(z.coerce.number().check(z.int(), z.minimum(0), z.maximum(1_000_000)), 0),
-  limit: pageLimit(20, 100),
+  offset: lazily(() => z._default(z.coerce.number().check(z.int(), z.minimum(0), z.maximum(1_000_000)), 0)),
+  limit: lazily(() => pageLimit(20, 100)),
 };
 
 export const offsetPage = <T extends z.ZodMiniType>(item: T) =>

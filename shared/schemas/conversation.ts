@@ -10,7 +10,7 @@ import {
 } from './common';
 import { conversationStatuses } from './conversation-statuses';
 import { FREE_JSON_MAX_BYTES, metadataObject, withinFreeJsonBounds } from './free-json';
-import { documented, named } from './names';
+import { documented, lazily, named } from './names';
 import { visitor } from './visitor';
 import * as z from './zod';
 
@@ -19,8 +19,7 @@ export const conversationPriority = z.enum(['low', 'normal', 'high', 'urgent']);
 export const conversationSource = z.enum(['widget', 'api', 'email']);
 export const senderType = z.enum(['visitor', 'operator', 'bot', 'system']);
 
-export const messagePreview = named(
-  'MessagePreview',
+export const messagePreview = named('MessagePreview', () =>
   z.object({
     id: uuid,
     senderType,
@@ -34,20 +33,23 @@ export const messagePreview = named(
 export type MessagePreview = z.infer<typeof messagePreview>;
 
 const tag = z.string().check(z.trim(), z.minLength(1), z.maxLength(50), plainText());
-const customFieldValue = z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.string())]);
+const customFieldValue = lazily(() =>
+  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.string())]),
+);
 /** A custom-field value as integrators send it: at most 16 KiB as JSON, like every free-form value. */
-const customFieldInput = z
-  .union([
-    z.string().check(z.maxLength(FREE_JSON_MAX_BYTES), plainText()),
-    z.number(),
-    z.boolean(),
-    z.null(),
-    z.array(z.string().check(z.maxLength(1000), plainText())).check(z.maxLength(500)),
-  ])
-  .check(withinFreeJsonBounds<z.infer<typeof customFieldValue>>());
+const customFieldInput = lazily(() =>
+  z
+    .union([
+      z.string().check(z.maxLength(FREE_JSON_MAX_BYTES), plainText()),
+      z.number(),
+      z.boolean(),
+      z.null(),
+      z.array(z.string().check(z.maxLength(1000), plainText())).check(z.maxLength(500)),
+    ])
+    .check(withinFreeJsonBounds<z.infer<typeof customFieldValue>>()),
+);
 
-export const conversation = named(
-  'Conversation',
+export const conversation = named('Conversation', () =>
   z.object({
     id: uuid,
     organizationId: uuid,
@@ -82,8 +84,7 @@ export const conversation = named(
 );
 export type Conversation = z.infer<typeof conversation>;
 
-export const createConversationBody = named(
-  'CreateConversationRequest',
+export const createConversationBody = named('CreateConversationRequest', () =>
   z.strictObject({
     visitorId: z.optional(uuid),
     title: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(200), plainText())),
@@ -97,24 +98,25 @@ export const createConversationBody = named(
 );
 export type CreateConversationInput = z.infer<typeof createConversationBody>;
 
-export const listConversationsQuery = z.strictObject({
-  status: z.optional(conversationStatus),
-  operatorId: z.optional(uuid),
-  visitorId: z.optional(uuid),
-  priority: z.optional(conversationPriority),
-  tag: z.optional(tag),
-  cursor: z.optional(cursorParam),
-  limit: pageLimit(20, 100),
-});
+export const listConversationsQuery = lazily(() =>
+  z.strictObject({
+    status: z.optional(conversationStatus),
+    operatorId: z.optional(uuid),
+    visitorId: z.optional(uuid),
+    priority: z.optional(conversationPriority),
+    tag: z.optional(tag),
+    cursor: z.optional(cursorParam),
+    limit: pageLimit(20, 100),
+  }),
+);
 export type ListConversationsQuery = z.infer<typeof listConversationsQuery>;
 
-export const conversationPage = named('ConversationPage', cursorPage(conversation));
+export const conversationPage = named('ConversationPage', () => cursorPage(conversation));
 
 /** Metadata keys owned by the follow-up endpoints; PATCH may not write them. */
 export const followUpKeys = ['followUpAt', 'followUpNote', 'followUpBy'] as const;
 
-export const patchConversationBody = named(
-  'UpdateConversationRequest',
+export const patchConversationBody = named('UpdateConversationRequest', () =>
   z.strictObject({
     status: z.optional(conversationStatus),
     priority: z.optional(conversationPriority),
@@ -131,8 +133,7 @@ export const patchConversationBody = named(
 );
 export type PatchConversationInput = z.infer<typeof patchConversationBody>;
 
-export const localeSetting = named(
-  'LocaleSetting',
+export const localeSetting = named('LocaleSetting', () =>
   z.object({
     locale: z.string(),
     source: z.enum(['operator_override', 'visitor_override', 'detected']),
@@ -141,32 +142,28 @@ export const localeSetting = named(
   }),
 );
 
-export const localeBody = named(
-  'SetLocaleRequest',
+export const localeBody = named('SetLocaleRequest', () =>
   z.strictObject({
     locale: localeTag,
     locked: z.optional(z.boolean()),
   }),
 );
 
-export const snoozeBody = named(
-  'SnoozeRequest',
+export const snoozeBody = named('SnoozeRequest', () =>
   z.strictObject({
     until: isoInstant,
     reason: z.optional(z.string().check(z.trim(), z.maxLength(500), plainText())),
   }),
 );
 
-export const followUpBody = named(
-  'FollowUpRequest',
+export const followUpBody = named('FollowUpRequest', () =>
   z.strictObject({
     remindAt: isoInstant,
     note: z.optional(z.string().check(z.trim(), z.maxLength(1000), plainText())),
   }),
 );
 
-export const assignmentEvent = named(
-  'AssignmentEvent',
+export const assignmentEvent = named('AssignmentEvent', () =>
   z.object({
     id: uuid,
     type: z.enum(['assigned', 'unassigned', 'transferred']),
@@ -182,7 +179,9 @@ export const assignmentEvent = named(
 );
 export type AssignmentEvent = z.infer<typeof assignmentEvent>;
 
-export const assignmentHistory = named('AssignmentHistory', z.object({ events: z.array(assignmentEvent) }));
+export const assignmentHistory = named('AssignmentHistory', () =>
+  z.object({ events: z.array(assignmentEvent) }),
+);
 
 /** Ids of a bulk call: one that is not a UUID names nothing, so it is reported missing (404), not 422. */
 export const bulkIds = (max: number) =>
@@ -190,7 +189,6 @@ export const bulkIds = (max: number) =>
     .array(documented(z.string().check(z.minLength(1), z.maxLength(100)), { format: 'uuid' }))
     .check(z.minLength(1), z.maxLength(max));
 
-export const bulkConversationsBody = named(
-  'BulkConversationsRequest',
+export const bulkConversationsBody = named('BulkConversationsRequest', () =>
   z.strictObject({ conversationIds: bulkIds(100) }),
 );

@@ -1,5 +1,5 @@
 import { idParams, isoInstant, plainText, uuid } from './common';
-import { named } from './names';
+import { lazily, named } from './names';
 import {
   localeQueryParam,
   MAX_TRANSLATIONS,
@@ -21,14 +21,14 @@ export const customFieldTypes = [
 ] as const;
 export const customFieldType = named(
   'CustomFieldType',
-  z.enum(customFieldTypes),
+  () => z.enum(customFieldTypes),
   'What a value must be: `text` a single-line string, `textarea` a string, `number` a JSON number, `boolean` true or false, `date` a calendar date `YYYY-MM-DD`, `select` one option value, `multiselect` an array of distinct option values. `null` clears a value of any type.',
 );
 export type CustomFieldType = z.infer<typeof customFieldType>;
 
 export const customFieldTarget = named(
   'CustomFieldTarget',
-  z.enum(['conversation', 'visitor']),
+  () => z.enum(['conversation', 'visitor']),
   'What the field describes: conversation fields are checked in `customFields` of conversations',
 );
 export type CustomFieldTarget = z.infer<typeof customFieldTarget>;
@@ -36,8 +36,7 @@ export type CustomFieldTarget = z.infer<typeof customFieldTarget>;
 /** Types whose values are option values: they need at least one option. */
 export const optionTypes: readonly CustomFieldType[] = ['select', 'multiselect'];
 
-export const customFieldTranslation = named(
-  'CustomFieldTranslation',
+export const customFieldTranslation = named('CustomFieldTranslation', () =>
   z.object({
     ...translationHead,
     label: z.string(),
@@ -48,14 +47,12 @@ export const customFieldTranslation = named(
 );
 export type CustomFieldTranslation = z.infer<typeof customFieldTranslation>;
 
-export const customFieldOptionTranslation = named(
-  'CustomFieldOptionTranslation',
+export const customFieldOptionTranslation = named('CustomFieldOptionTranslation', () =>
   z.object({ ...translationHead, label: z.string(), ...translationLifecycle }),
 );
 export type CustomFieldOptionTranslation = z.infer<typeof customFieldOptionTranslation>;
 
-export const customFieldOption = named(
-  'CustomFieldOption',
+export const customFieldOption = named('CustomFieldOption', () =>
   z.object({
     id: uuid,
     /** What a conversation stores: a `select` value is one of these, a `multiselect` value several. */
@@ -68,8 +65,7 @@ export const customFieldOption = named(
 );
 export type CustomFieldOption = z.infer<typeof customFieldOption>;
 
-export const customField = named(
-  'CustomField',
+export const customField = named('CustomField', () =>
   z.object({
     id: uuid,
     orgId: uuid,
@@ -94,7 +90,7 @@ export const customField = named(
 );
 export type CustomField = z.infer<typeof customField>;
 
-export const customFieldList = named('CustomFieldList', z.object({ data: z.array(customField) }));
+export const customFieldList = named('CustomFieldList', () => z.object({ data: z.array(customField) }));
 
 /* ---------------------------------------------------------------- requests */
 
@@ -118,29 +114,34 @@ export const fieldName = z
 
 export const MAX_OPTIONS = 250;
 
-const fieldTranslationInput = z.strictObject({
-  ...translationInputFields,
-  label,
-  placeholder: z.optional(placeholder),
-  validationMessage: z.optional(validationMessage),
-});
+const fieldTranslationInput = lazily(() =>
+  z.strictObject({
+    ...translationInputFields,
+    label,
+    placeholder: z.optional(placeholder),
+    validationMessage: z.optional(validationMessage),
+  }),
+);
 export type CustomFieldTranslationInput = z.infer<typeof fieldTranslationInput>;
 
-const optionTranslationInput = z.strictObject({ ...translationInputFields, label });
+const optionTranslationInput = lazily(() => z.strictObject({ ...translationInputFields, label }));
 
-const optionInput = z.strictObject({
-  value: z.string().check(z.minLength(1), z.maxLength(100), plainText()),
-  /** Default: the option's position in `options`. */
-  sortOrder: z.optional(sortOrder),
-  translations: z.array(optionTranslationInput).check(z.minLength(1), z.maxLength(MAX_TRANSLATIONS)),
-});
+const optionInput = lazily(() =>
+  z.strictObject({
+    value: z.string().check(z.minLength(1), z.maxLength(100), plainText()),
+    /** Default: the option's position in `options`. */
+    sortOrder: z.optional(sortOrder),
+    translations: z.array(optionTranslationInput).check(z.minLength(1), z.maxLength(MAX_TRANSLATIONS)),
+  }),
+);
 export type CustomFieldOptionInput = z.infer<typeof optionInput>;
 
-const translations = z.array(fieldTranslationInput).check(z.minLength(1), z.maxLength(MAX_TRANSLATIONS));
-const options = z.array(optionInput).check(z.maxLength(MAX_OPTIONS));
+const translations = lazily(() =>
+  z.array(fieldTranslationInput).check(z.minLength(1), z.maxLength(MAX_TRANSLATIONS)),
+);
+const options = lazily(() => z.array(optionInput).check(z.maxLength(MAX_OPTIONS)));
 
-export const createCustomFieldBody = named(
-  'CreateCustomFieldRequest',
+export const createCustomFieldBody = named('CreateCustomFieldRequest', () =>
   z.strictObject({
     name: fieldName,
     type: customFieldType,
@@ -159,8 +160,7 @@ export const createCustomFieldBody = named(
 );
 export type CreateCustomFieldInput = z.infer<typeof createCustomFieldBody>;
 
-export const updateCustomFieldBody = named(
-  'UpdateCustomFieldRequest',
+export const updateCustomFieldBody = named('UpdateCustomFieldRequest', () =>
   z.strictObject({
     target: z.optional(customFieldTarget),
     required: z.optional(z.boolean()),
@@ -174,11 +174,13 @@ export const updateCustomFieldBody = named(
 );
 export type UpdateCustomFieldInput = z.infer<typeof updateCustomFieldBody>;
 
-export const listCustomFieldsQuery = z.strictObject({
-  locale: localeQueryParam,
-  target: z.optional(customFieldTarget),
-});
+export const listCustomFieldsQuery = lazily(() =>
+  z.strictObject({
+    locale: localeQueryParam,
+    target: z.optional(customFieldTarget),
+  }),
+);
 
-export const getCustomFieldQuery = z.strictObject({ locale: localeQueryParam });
+export const getCustomFieldQuery = lazily(() => z.strictObject({ locale: localeQueryParam }));
 
 export const customFieldParams = idParams;

@@ -1,6 +1,6 @@
 import { isoInstant, offsetPage, offsetQuery, uuid } from './common';
 import { type discordChannelFields, discordEventTypes } from './discord-fields';
-import { named } from './names';
+import { lazily, named } from './names';
 import type { ShapeOf } from './webhook-fields';
 import * as z from './zod';
 
@@ -9,24 +9,24 @@ export type { DiscordEventType } from './discord-fields';
 
 export const discordChannel = named(
   'DiscordChannel',
-  z.object({
-    id: uuid,
-    /** Discord's id of the channel (a snowflake). */
-    channelId: z.string(),
-    /** The channel's name as Discord gave it when the channel was added. */
-    name: z.string(),
-    /** Discord's channel type (0 text, 5 announcement, …). */
-    type: z.int(),
-    events: z.array(z.enum(discordEventTypes)),
-    createdAt: isoInstant,
-    updatedAt: isoInstant,
-  } satisfies ShapeOf<typeof discordChannelFields>),
+  () =>
+    z.object({
+      id: uuid,
+      /** Discord's id of the channel (a snowflake). */
+      channelId: z.string(),
+      /** The channel's name as Discord gave it when the channel was added. */
+      name: z.string(),
+      /** Discord's channel type (0 text, 5 announcement, …). */
+      type: z.int(),
+      events: z.array(z.enum(discordEventTypes)),
+      createdAt: isoInstant,
+      updatedAt: isoInstant,
+    } satisfies ShapeOf<typeof discordChannelFields>),
   'A Discord channel notified of conversation events',
 );
 export type DiscordChannel = z.infer<typeof discordChannel>;
 
-export const createDiscordChannelBody = named(
-  'CreateDiscordChannelRequest',
+export const createDiscordChannelBody = named('CreateDiscordChannelRequest', () =>
   z.strictObject({
     /** A Discord snowflake: 17 to 20 digits. */
     channelId: z
@@ -40,6 +40,6 @@ export const createDiscordChannelBody = named(
   }),
 );
 
-export const discordChannelList = named('DiscordChannelPage', offsetPage(discordChannel));
-export const discordChannelListQuery = z.strictObject(offsetQuery);
-export const discordChannelParams = z.strictObject({ id: uuid });
+export const discordChannelList = named('DiscordChannelPage', () => offsetPage(discordChannel));
+export const discordChannelListQuery = lazily(() => z.strictObject(offsetQuery));
+export const discordChannelParams = lazily(() => z.strictObject({ id: uuid }));

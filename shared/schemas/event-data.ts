@@ -2,13 +2,13 @@ import { isoInstant, uuid } from './common';
 import { conversation } from './conversation';
 import type { DomainEventType } from './events';
 import { message } from './message';
-import { named } from './names';
+import { built, named } from './names';
 import { note } from './note';
 import * as z from './zod';
 
 const actor = named(
   'Actor',
-  z.object({ type: z.enum(['api_key', 'operator', 'visitor']), id: z.string() }),
+  () => z.object({ type: z.enum(['api_key', 'operator', 'visitor']), id: z.string() }),
   'Who made a change: an API key, an operator or a visitor, by id',
 );
 
@@ -19,25 +19,22 @@ const actor = named(
 export const eventDataSchemas = {
   'conversation.created': conversation,
   'conversation.updated': conversation,
-  'conversation.snoozed': named(
-    'SnoozedConversation',
+  'conversation.snoozed': named('SnoozedConversation', () =>
     z.object({
-      ...conversation.shape,
+      ...built(conversation).shape,
       /** The reason given to the snooze, or null. */
       snoozeReason: z.nullable(z.string()),
     }),
   ),
   'conversation.closed': conversation,
-  'conversation.deleted': named(
-    'DeletedConversation',
+  'conversation.deleted': named('DeletedConversation', () =>
     z.object({ id: uuid, deletedAt: isoInstant, version: z.int() }),
   ),
   'conversation.assigned': conversation,
   'message.created': message,
   'message.updated': message,
   'note.created': note,
-  'note.deleted': named(
-    'DeletedNote',
+  'note.deleted': named('DeletedNote', () =>
     z.object({ id: uuid, conversationId: uuid, deletedBy: actor, deletedAt: isoInstant }),
   ),
 } as const satisfies Record<DomainEventType, z.ZodMiniType>;

@@ -4,8 +4,7 @@ import { named } from './names';
 import * as z from './zod';
 
 /** An event as the feed serves it and webhooks deliver it. */
-export const domainEvent = named(
-  'Event',
+export const domainEvent = named('Event', () =>
   z.object({
     id: uuid,
     type: z.enum(domainEventTypes as [DomainEventType, ...DomainEventType[]]),
@@ -16,8 +15,7 @@ export const domainEvent = named(
   }),
 );
 
-export const eventPage = named(
-  'EventPage',
+export const eventPage = named('EventPage', () =>
   z.object({
     data: z.array(domainEvent),
     /** Null only when the organization has no event yet; at the end of the feed, the cursor to poll with. */

@@ -1,6 +1,6 @@
 import { isoInstant, plainText, uuid } from './common';
 import { conversation, conversationStatus, senderType } from './conversation';
-import { documented, named } from './names';
+import { built, documented, lazily, named } from './names';
 import * as z from './zod';
 
 /** `true` / `false` as a query string carries them. */
@@ -16,12 +16,14 @@ const booleanParam = (fallback: boolean) =>
 export const exportFormat = z.enum(['csv', 'json']);
 
 /** `GET /api/export/conversations` (export:read): every conversation with its messages. */
-export const exportConversationsQuery = z.strictObject({
-  format: z._default(exportFormat, 'json'),
-  redact_pii: booleanParam(false),
-  date_from: z.optional(isoInstant),
-  date_to: z.optional(isoInstant),
-});
+export const exportConversationsQuery = lazily(() =>
+  z.strictObject({
+    format: z._default(exportFormat, 'json'),
+    redact_pii: booleanParam(false),
+    date_from: z.optional(isoInstant),
+    date_to: z.optional(isoInstant),
+  }),
+);
 
 /**
  * Comma-separated tags, each as conversations store them (a tag holding a comma cannot be named
@@ -41,25 +43,26 @@ const tagList = documented(
 );
 
 /** `POST /api/export/conversations/bulk` (export:write): filtered, CSV by default. */
-export const bulkExportQuery = z.strictObject({
-  format: z._default(exportFormat, 'csv'),
-  redact_pii: booleanParam(false),
-  status: z.optional(conversationStatus),
-  operatorId: z.optional(uuid),
-  tags: z.optional(
-    tagList.check(
-      z.refine((tags) => tags.length >= 1 && tags.length <= 20 && tags.every((tag) => tag.length <= 50), {
-        message: 'Give 1 to 20 comma-separated tags of at most 50 characters',
-      }),
+export const bulkExportQuery = lazily(() =>
+  z.strictObject({
+    format: z._default(exportFormat, 'csv'),
+    redact_pii: booleanParam(false),
+    status: z.optional(conversationStatus),
+    operatorId: z.optional(uuid),
+    tags: z.optional(
+      tagList.check(
+        z.refine((tags) => tags.length >= 1 && tags.length <= 20 && tags.every((tag) => tag.length <= 50), {
+          message: 'Give 1 to 20 comma-separated tags of at most 50 characters',
+        }),
+      ),
     ),
-  ),
-  dateFrom: z.optional(isoInstant),
-  dateTo: z.optional(isoInstant),
-});
+    dateFrom: z.optional(isoInstant),
+    dateTo: z.optional(isoInstant),
+  }),
+);
 
 /** A message as exports write it: no search index text (it repeats the content, unredacted). */
-export const exportedMessage = named(
-  'ExportedMessage',
+export const exportedMessage = named('ExportedMessage', () =>
   z.object({
     id: uuid,
     senderType,
@@ -78,10 +81,9 @@ export const exportedMessage = named(
 );
 export type ExportedMessage = z.infer<typeof exportedMessage>;
 
-export const exportedConversation = named(
-  'ExportedConversation',
+export const exportedConversation = named('ExportedConversation', () =>
   z.object({
-    ...conversation.def.shape,
+    ...built(conversation).shape,
     /** The assigned operator's name, null when unassigned. */
     operatorName: z.nullable(z.string()),
     /** Every message, oldest first. */
@@ -91,22 +93,22 @@ export const exportedConversation = named(
 export type ExportedConversation = z.infer<typeof exportedConversation>;
 
 /** A JSON export is one array, streamed; a CSV export is text (`text/csv`). */
-export const conversationExport = z.union([z.array(exportedConversation), z.string()]);
+export const conversationExport = lazily(() => z.union([z.array(exportedConversation), z.string()]));
 
 /** The CSV of one conversation's transcript. */
 export const csvFile = z.string();
 
-export const transcriptQuery = z.strictObject({ format: z._default(z.enum(['csv', 'pdf']), 'csv') });
+export const transcriptQuery = lazily(() =>
+  z.strictObject({ format: z._default(z.enum(['csv', 'pdf']), 'csv') }),
+);
 
 export const exportJobStatus = z.enum(['queued', 'running', 'completed', 'failed']);
 
-export const exportJobAccepted = named(
-  'ExportJobAccepted',
+export const exportJobAccepted = named('ExportJobAccepted', () =>
   z.object({ jobId: uuid, status: exportJobStatus, statusUrl: z.string() }),
 );
 
-export const exportJob = named(
-  'ExportJob',
+export const exportJob = named('ExportJob', () =>
   z.object({
     jobId: uuid,
     status: exportJobStatus,
@@ -119,15 +121,13 @@ export const exportJob = named(
 );
 export type ExportJob = z.infer<typeof exportJob>;
 
-export const jobParams = z.strictObject({ jobId: uuid });
+export const jobParams = lazily(() => z.strictObject({ jobId: uuid }));
 
-export const emailTranscriptBody = named(
-  'EmailTranscriptRequest',
+export const emailTranscriptBody = named('EmailTranscriptRequest', () =>
   z.strictObject({ email: z.email().check(z.maxLength(254)) }),
 );
 
-export const emailTranscriptResult = named(
-  'EmailTranscriptResult',
+export const emailTranscriptResult = named('EmailTranscriptResult', () =>
   z.object({
     success: z.boolean(),
     /** Messages in the e-mail (at most 5,000). */

@@ -1,5 +1,5 @@
 import { idParams, isoInstant, offsetPage, offsetQuery, plainText, uuid } from './common';
-import { documented, named } from './names';
+import { documented, lazily, named } from './names';
 import {
   localeQueryParam,
   MAX_TRANSLATIONS,
@@ -12,8 +12,7 @@ import * as z from './zod';
 
 /* ---------------------------------------------------------------- collections */
 
-export const kbCollectionTranslation = named(
-  'KbCollectionTranslation',
+export const kbCollectionTranslation = named('KbCollectionTranslation', () =>
   z.object({
     ...translationHead,
     name: z.string(),
@@ -24,8 +23,7 @@ export const kbCollectionTranslation = named(
 );
 export type KbCollectionTranslation = z.infer<typeof kbCollectionTranslation>;
 
-export const kbCollection = named(
-  'KbCollection',
+export const kbCollection = named('KbCollection', () =>
   z.object({
     id: uuid,
     orgId: uuid,
@@ -46,20 +44,19 @@ export const kbCollection = named(
 );
 export type KbCollection = z.infer<typeof kbCollection>;
 
-export const kbCollectionPage = named('KbCollectionPage', offsetPage(kbCollection));
+export const kbCollectionPage = named('KbCollectionPage', () => offsetPage(kbCollection));
 
 /* ---------------------------------------------------------------- articles */
 
 export const kbArticleStatuses = ['draft', 'published', 'archived'] as const;
 export const kbArticleStatus = named(
   'KbArticleStatus',
-  z.enum(kbArticleStatuses),
+  () => z.enum(kbArticleStatuses),
   'Only `published` articles count in `articleCount` and are found by search (`q`)',
 );
 export type KbArticleStatus = z.infer<typeof kbArticleStatus>;
 
-export const kbArticleTranslation = named(
-  'KbArticleTranslation',
+export const kbArticleTranslation = named('KbArticleTranslation', () =>
   z.object({ ...translationHead, title: z.string(), content: z.string(), ...translationLifecycle }),
 );
 export type KbArticleTranslation = z.infer<typeof kbArticleTranslation>;
@@ -80,11 +77,10 @@ const articleShape = {
   updatedAt: isoInstant,
 };
 
-export const kbArticle = named('KbArticle', z.object(articleShape));
+export const kbArticle = named('KbArticle', () => z.object(articleShape));
 export type KbArticle = z.infer<typeof kbArticle>;
 
-export const kbArticleListItem = named(
-  'KbArticleListItem',
+export const kbArticleListItem = named('KbArticleListItem', () =>
   z.object({
     ...articleShape,
     /** Only with `q`: the relevance to the query, 0 to 1 (best first). */
@@ -93,7 +89,7 @@ export const kbArticleListItem = named(
 );
 export type KbArticleListItem = z.infer<typeof kbArticleListItem>;
 
-export const kbArticlePage = named('KbArticlePage', offsetPage(kbArticleListItem));
+export const kbArticlePage = named('KbArticlePage', () => offsetPage(kbArticleListItem));
 
 /* ---------------------------------------------------------------- requests */
 
@@ -117,21 +113,22 @@ export const kbSortOrder = z.int().check(z.minimum(-1_000_000), z.maximum(1_000_
 const collectionName = z.string().check(z.trim(), z.minLength(1), z.maxLength(200), plainText());
 const collectionDescription = z.string().check(z.trim(), z.maxLength(1_000), plainText());
 
-const collectionTranslationInput = z.strictObject({
-  ...translationInputFields,
-  name: collectionName,
-  description: z.optional(collectionDescription),
-});
+const collectionTranslationInput = lazily(() =>
+  z.strictObject({
+    ...translationInputFields,
+    name: collectionName,
+    description: z.optional(collectionDescription),
+  }),
+);
 export type KbCollectionTranslationInput = z.infer<typeof collectionTranslationInput>;
 
-const collectionTranslations = z
-  .array(collectionTranslationInput)
-  .check(z.minLength(1), z.maxLength(MAX_TRANSLATIONS));
+const collectionTranslations = lazily(() =>
+  z.array(collectionTranslationInput).check(z.minLength(1), z.maxLength(MAX_TRANSLATIONS)),
+);
 
 const icon = z.string().check(z.trim(), z.maxLength(200), plainText());
 
-export const createKbCollectionBody = named(
-  'CreateKbCollectionRequest',
+export const createKbCollectionBody = named('CreateKbCollectionRequest', () =>
   z.strictObject({
     key: collectionKey,
     /** An icon name, an emoji or a URL, as the help center shows it. Default: empty. */
@@ -143,8 +140,7 @@ export const createKbCollectionBody = named(
 );
 export type CreateKbCollectionInput = z.infer<typeof createKbCollectionBody>;
 
-export const updateKbCollectionBody = named(
-  'UpdateKbCollectionRequest',
+export const updateKbCollectionBody = named('UpdateKbCollectionRequest', () =>
   z.strictObject({
     key: z.optional(collectionKey),
     icon: z.optional(icon),
@@ -158,19 +154,20 @@ export type UpdateKbCollectionInput = z.infer<typeof updateKbCollectionBody>;
 /** An article's text per translation, before markup is removed. */
 export const MAX_ARTICLE_CONTENT = 50_000;
 
-const articleTranslationInput = z.strictObject({
-  ...translationInputFields,
-  title: z.string().check(z.trim(), z.minLength(1), z.maxLength(200), plainText()),
-  content: z.string().check(z.trim(), z.minLength(1), z.maxLength(MAX_ARTICLE_CONTENT), plainText()),
-});
+const articleTranslationInput = lazily(() =>
+  z.strictObject({
+    ...translationInputFields,
+    title: z.string().check(z.trim(), z.minLength(1), z.maxLength(200), plainText()),
+    content: z.string().check(z.trim(), z.minLength(1), z.maxLength(MAX_ARTICLE_CONTENT), plainText()),
+  }),
+);
 export type KbArticleTranslationInput = z.infer<typeof articleTranslationInput>;
 
-const articleTranslations = z
-  .array(articleTranslationInput)
-  .check(z.minLength(1), z.maxLength(MAX_TRANSLATIONS));
+const articleTranslations = lazily(() =>
+  z.array(articleTranslationInput).check(z.minLength(1), z.maxLength(MAX_TRANSLATIONS)),
+);
 
-export const createKbArticleBody = named(
-  'CreateKbArticleRequest',
+export const createKbArticleBody = named('CreateKbArticleRequest', () =>
   z.strictObject({
     /** A collection of the organization (another is 422 naming `collectionId`). */
     collectionId: uuid,
@@ -182,8 +179,7 @@ export const createKbArticleBody = named(
 );
 export type CreateKbArticleInput = z.infer<typeof createKbArticleBody>;
 
-export const updateKbArticleBody = named(
-  'UpdateKbArticleRequest',
+export const updateKbArticleBody = named('UpdateKbArticleRequest', () =>
   z.strictObject({
     collectionId: z.optional(uuid),
     slug: z.optional(articleSlug),
@@ -196,22 +192,26 @@ export type UpdateKbArticleInput = z.infer<typeof updateKbArticleBody>;
 
 export const MAX_QUERY_LENGTH = 500;
 
-export const listKbCollectionsQuery = z.strictObject({ ...offsetQuery, locale: localeQueryParam });
+export const listKbCollectionsQuery = lazily(() =>
+  z.strictObject({ ...offsetQuery, locale: localeQueryParam }),
+);
 
-export const getKbItemQuery = z.strictObject({ locale: localeQueryParam });
+export const getKbItemQuery = lazily(() => z.strictObject({ locale: localeQueryParam }));
 
-export const listKbArticlesQuery = z.strictObject({
-  ...offsetQuery,
-  locale: localeQueryParam,
-  status: z.optional(kbArticleStatus),
-  collectionId: z.optional(uuid),
-  q: z.optional(
-    documented(z.string().check(z.trim(), z.minLength(1), z.maxLength(MAX_QUERY_LENGTH), plainText()), {
-      description:
-        'Search: published articles ranked by relevance to this text (best first, each with a `score`)',
-    }),
-  ),
-});
+export const listKbArticlesQuery = lazily(() =>
+  z.strictObject({
+    ...offsetQuery,
+    locale: localeQueryParam,
+    status: z.optional(kbArticleStatus),
+    collectionId: z.optional(uuid),
+    q: z.optional(
+      documented(z.string().check(z.trim(), z.minLength(1), z.maxLength(MAX_QUERY_LENGTH), plainText()), {
+        description:
+          'Search: published articles ranked by relevance to this text (best first, each with a `score`)',
+      }),
+    ),
+  }),
+);
 export type ListKbArticlesQuery = z.infer<typeof listKbArticlesQuery>;
 
 export const kbParams = idParams;

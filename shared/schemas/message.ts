@@ -1,10 +1,9 @@
 import { cursorParam, isoInstant, plainText, uuid } from './common';
 import { bulkIds, senderType } from './conversation';
-import { named } from './names';
+import { lazily, named } from './names';
 import * as z from './zod';
 
-export const message = named(
-  'Message',
+export const message = named('Message', () =>
   z.object({
     id: uuid,
     orgId: uuid,
@@ -26,13 +25,12 @@ export const message = named(
 );
 export type Message = z.infer<typeof message>;
 
-export const messageParams = z.strictObject({ id: z.uuid(), messageId: z.uuid() });
+export const messageParams = lazily(() => z.strictObject({ id: z.uuid(), messageId: z.uuid() }));
 
 const content = z.string().check(z.trim(), z.minLength(1), z.maxLength(10_000), plainText());
-const mentions = z.array(z.uuid()).check(z.maxLength(20));
+const mentions = lazily(() => z.array(z.uuid()).check(z.maxLength(20)));
 
-export const postMessageBody = named(
-  'PostMessageRequest',
+export const postMessageBody = named('PostMessageRequest', () =>
   z.strictObject({
     content,
     replyToId: z.optional(z.uuid()),
@@ -42,20 +40,20 @@ export const postMessageBody = named(
   }),
 );
 
-export const editMessageBody = named('EditMessageRequest', z.strictObject({ content }));
+export const editMessageBody = named('EditMessageRequest', () => z.strictObject({ content }));
 
-export const listMessagesQuery = z.strictObject({
-  cursor: z.optional(cursorParam),
-  limit: z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(100)), 50),
-});
+export const listMessagesQuery = lazily(() =>
+  z.strictObject({
+    cursor: z.optional(cursorParam),
+    limit: z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(100)), 50),
+  }),
+);
 
-export const messagePage = named(
-  'MessagePage',
+export const messagePage = named('MessagePage', () =>
   z.object({ data: z.array(message), nextCursor: z.nullable(z.string()) }),
 );
 
-export const revisions = named(
-  'MessageRevisions',
+export const revisions = named('MessageRevisions', () =>
   z.object({
     messageId: z.uuid(),
     edits: z.array(
@@ -69,9 +67,8 @@ export const revisions = named(
   }),
 );
 
-export const unreadBulkBody = named(
-  'MarkMessagesUnreadRequest',
+export const unreadBulkBody = named('MarkMessagesUnreadRequest', () =>
   z.strictObject({ messageIds: bulkIds(500) }),
 );
 
-export const updatedCount = z.object({ updatedCount: z.int() });
+export const updatedCount = lazily(() => z.object({ updatedCount: z.int() }));

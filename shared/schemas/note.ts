@@ -1,10 +1,9 @@
 import { isoInstant, plainText, uuid } from './common';
-import { named } from './names';
+import { lazily, named } from './names';
 import * as z from './zod';
 
 /** An internal note: operators and API keys only, never visitors. */
-export const note = named(
-  'Note',
+export const note = named('Note', () =>
   z.object({
     id: uuid,
     conversationId: uuid,
@@ -21,14 +20,13 @@ export const note = named(
 );
 export type Note = z.infer<typeof note>;
 
-export const noteParams = z.strictObject({ id: z.uuid(), noteId: z.uuid() });
+export const noteParams = lazily(() => z.strictObject({ id: z.uuid(), noteId: z.uuid() }));
 
-export const createNoteBody = named(
-  'CreateNoteRequest',
+export const createNoteBody = named('CreateNoteRequest', () =>
   z.strictObject({
     content: z.string().check(z.trim(), z.minLength(1), z.maxLength(10_000), plainText()),
     mentions: z.optional(z.array(z.uuid()).check(z.maxLength(20))),
   }),
 );
 
-export const noteList = named('NoteList', z.object({ data: z.array(note) }));
+export const noteList = named('NoteList', () => z.object({ data: z.array(note) }));

@@ -11,8 +11,7 @@ const moduleName = z
     z.regex(/^[a-z][a-z0-9_]{0,63}$/, 'Expected a module name such as "automation_api"'),
   );
 
-export const organization = named(
-  'Organization',
+export const organization = named('Organization', () =>
   z.object({
     id: uuid,
     name: z.string(),
@@ -39,8 +38,7 @@ const organizationFields = {
   historyWindowDays: z.nullable(z.int().check(z.minimum(1), z.maximum(36_500))),
 };
 
-export const createOrganizationBody = named(
-  'CreateOrganizationRequest',
+export const createOrganizationBody = named('CreateOrganizationRequest', () =>
   z.strictObject({
     name: organizationFields.name,
     modules: z.optional(organizationFields.modules),
@@ -50,8 +48,7 @@ export const createOrganizationBody = named(
   }),
 );
 
-export const updateOrganizationBody = named(
-  'UpdateOrganizationRequest',
+export const updateOrganizationBody = named('UpdateOrganizationRequest', () =>
   z.strictObject({
     name: z.optional(organizationFields.name),
     modules: z.optional(organizationFields.modules),
@@ -64,16 +61,14 @@ export const updateOrganizationBody = named(
 
 export const scopeName = z.enum(scopes);
 
-export const createApiKeyBody = named(
-  'CreateApiKeyRequest',
+export const createApiKeyBody = named('CreateApiKeyRequest', () =>
   z.strictObject({
     name: z.string().check(z.trim(), z.minLength(1), z.maxLength(200), plainText()),
     scopes: z._default(z.array(scopeName).check(z.maxLength(scopes.length)), []),
   }),
 );
 
-export const createdApiKey = named(
-  'CreatedApiKey',
+export const createdApiKey = named('CreatedApiKey', () =>
   z.object({
     id: uuid,
     name: z.string(),
@@ -86,8 +81,7 @@ export const createdApiKey = named(
 
 export const operatorRole = z.enum(['admin', 'operator']);
 
-export const operator = named(
-  'Operator',
+export const operator = named('Operator', () =>
   z.object({
     id: uuid,
     orgId: uuid,
@@ -99,8 +93,7 @@ export const operator = named(
 );
 export type Operator = z.infer<typeof operator>;
 
-export const createOperatorBody = named(
-  'CreateOperatorRequest',
+export const createOperatorBody = named('CreateOperatorRequest', () =>
   z.strictObject({
     name: z.string().check(z.trim(), z.minLength(1), z.maxLength(200), plainText()),
     email: z.email().check(z.maxLength(320)),
@@ -108,4 +101,6 @@ export const createOperatorBody = named(
   }),
 );
 
-export const sessionToken = named('OperatorSession', z.object({ token: z.string(), expiresAt: isoInstant }));
+export const sessionToken = named('OperatorSession', () =>
+  z.object({ token: z.string(), expiresAt: isoInstant }),
+);

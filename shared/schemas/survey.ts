@@ -1,10 +1,9 @@
 import { idParams, isoInstant, offsetPage, offsetQuery, plainText, uuid } from './common';
-import { documented, named } from './names';
+import { documented, lazily, named } from './names';
 import * as z from './zod';
 
 /** A survey (CSAT) response of a conversation's visitor. */
-export const survey = named(
-  'Survey',
+export const survey = named('Survey', () =>
   z.object({
     id: uuid,
     orgId: uuid,
@@ -26,8 +25,7 @@ export const survey = named(
 );
 export type Survey = z.infer<typeof survey>;
 
-export const createSurveyBody = named(
-  'CreateSurveyRequest',
+export const createSurveyBody = named('CreateSurveyRequest', () =>
   z.strictObject({
     conversationId: uuid,
     /** Required of API keys and operators: the conversation's visitor. A visitor may omit it. */
@@ -40,19 +38,18 @@ export type CreateSurveyInput = z.infer<typeof createSurveyBody>;
 
 export const surveyParams = idParams;
 
-export const listSurveysQuery = z.strictObject({ conversationId: uuid, ...offsetQuery });
+export const listSurveysQuery = lazily(() => z.strictObject({ conversationId: uuid, ...offsetQuery }));
 
-export const surveyPage = named('SurveyPage', offsetPage(survey));
+export const surveyPage = named('SurveyPage', () => offsetPage(survey));
 
 export const csatPeriods = ['7d', '30d', '90d'] as const;
 export type CsatPeriod = (typeof csatPeriods)[number];
 
-export const csatQuery = z.strictObject({ period: z._default(z.enum(csatPeriods), '30d') });
+export const csatQuery = lazily(() => z.strictObject({ period: z._default(z.enum(csatPeriods), '30d') }));
 
 const score = z.int();
 
-export const csatReport = named(
-  'CsatReport',
+export const csatReport = named('CsatReport', () =>
   z.object({
     period: z.enum(csatPeriods),
     /** Mean score of the period's active responses; null with none. */
@@ -77,13 +74,14 @@ export const csatReport = named(
 export type CsatReport = z.infer<typeof csatReport>;
 
 /** An instant (any offset, any precision) or a calendar date (its UTC midnight). */
-const instantOrDate = z.union([
-  z.iso.datetime({ offset: true }).check(z.maxLength(35)),
-  z.iso.date().check(z.maxLength(10)),
-]);
+const instantOrDate = lazily(() =>
+  z.union([z.iso.datetime({ offset: true }).check(z.maxLength(35)), z.iso.date().check(z.maxLength(10))]),
+);
 
-export const analyticsExportQuery = z.strictObject({
-  format: z._default(z.enum(['csv']), 'csv'),
-  date_from: z.optional(instantOrDate),
-  date_to: z.optional(instantOrDate),
-});
+export const analyticsExportQuery = lazily(() =>
+  z.strictObject({
+    format: z._default(z.enum(['csv']), 'csv'),
+    date_from: z.optional(instantOrDate),
+    date_to: z.optional(instantOrDate),
+  }),
+);

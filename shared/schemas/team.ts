@@ -1,13 +1,12 @@
 import { isoInstant, offsetPage, offsetQuery, plainText, uuid } from './common';
-import { named } from './names';
+import { lazily, named } from './names';
 import { operatorRole } from './organization';
 import * as z from './zod';
 
 /** Routing order: a conversation goes to the team with the highest priority first. */
 export const TEAM_PRIORITY_MAX = 100;
 
-export const operatorTeam = named(
-  'OperatorTeam',
+export const operatorTeam = named('OperatorTeam', () =>
   z.object({
     id: uuid,
     orgId: uuid,
@@ -23,7 +22,7 @@ export const operatorTeam = named(
 );
 export type OperatorTeam = z.infer<typeof operatorTeam>;
 
-export const operatorTeamPage = named('OperatorTeamPage', offsetPage(operatorTeam));
+export const operatorTeamPage = named('OperatorTeamPage', () => offsetPage(operatorTeam));
 
 /* ---------------------------------------------------------------- requests */
 
@@ -31,8 +30,7 @@ const teamName = z.string().check(z.trim(), z.minLength(1), z.maxLength(200), pl
 const teamDescription = z.nullable(z.string().check(z.trim(), z.maxLength(2000), plainText()));
 const teamPriority = z.int().check(z.minimum(0), z.maximum(TEAM_PRIORITY_MAX));
 
-export const createTeamBody = named(
-  'CreateOperatorTeamRequest',
+export const createTeamBody = named('CreateOperatorTeamRequest', () =>
   z.strictObject({
     name: teamName,
     /** Default null. */
@@ -43,8 +41,7 @@ export const createTeamBody = named(
 );
 export type CreateTeamInput = z.infer<typeof createTeamBody>;
 
-export const updateTeamBody = named(
-  'UpdateOperatorTeamRequest',
+export const updateTeamBody = named('UpdateOperatorTeamRequest', () =>
   z.strictObject({
     name: z.optional(teamName),
     /** null clears it. */
@@ -54,16 +51,15 @@ export const updateTeamBody = named(
 );
 export type UpdateTeamInput = z.infer<typeof updateTeamBody>;
 
-export const addMemberBody = named('AddTeamMemberRequest', z.strictObject({ operatorId: uuid }));
+export const addMemberBody = named('AddTeamMemberRequest', () => z.strictObject({ operatorId: uuid }));
 
-export const teamParams = z.strictObject({ id: uuid });
-export const memberParams = z.strictObject({ id: uuid, operatorId: uuid });
-export const listTeamsQuery = z.strictObject(offsetQuery);
+export const teamParams = lazily(() => z.strictObject({ id: uuid }));
+export const memberParams = lazily(() => z.strictObject({ id: uuid, operatorId: uuid }));
+export const listTeamsQuery = lazily(() => z.strictObject(offsetQuery));
 
 /* ---------------------------------------------------------------- operators */
 
-export const operatorWithTeams = named(
-  'OperatorWithTeams',
+export const operatorWithTeams = named('OperatorWithTeams', () =>
   z.object({
     id: uuid,
     orgId: uuid,
@@ -77,6 +73,8 @@ export const operatorWithTeams = named(
 );
 export type OperatorWithTeams = z.infer<typeof operatorWithTeams>;
 
-export const operatorPage = named('OperatorPage', offsetPage(operatorWithTeams));
+export const operatorPage = named('OperatorPage', () => offsetPage(operatorWithTeams));
 
-export const listOperatorsQuery = z.strictObject({ ...offsetQuery, role: z.optional(operatorRole) });
+export const listOperatorsQuery = lazily(() =>
+  z.strictObject({ ...offsetQuery, role: z.optional(operatorRole) }),
+);

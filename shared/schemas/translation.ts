@@ -10,7 +10,7 @@ import * as z from './zod';
  */
 export const translationStatus = named(
   'TranslationStatus',
-  z.enum(['draft', 'published']),
+  () => z.enum(['draft', 'published']),
   'A draft never answers a read; only published translations are resolved',
 );
 

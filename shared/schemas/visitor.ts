@@ -3,8 +3,7 @@ import { metadataObject } from './free-json';
 import { named } from './names';
 import * as z from './zod';
 
-export const visitor = named(
-  'Visitor',
+export const visitor = named('Visitor', () =>
   z.object({
     id: uuid,
     identifier: z.string(),
@@ -19,8 +18,7 @@ export const visitor = named(
 );
 export type Visitor = z.infer<typeof visitor>;
 
-export const createVisitorBody = named(
-  'CreateVisitorRequest',
+export const createVisitorBody = named('CreateVisitorRequest', () =>
   z.strictObject({
     identifier: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(320), plainText())),
     fingerprint: z.optional(z.string().check(z.minLength(1), z.maxLength(200), plainText())),
@@ -28,7 +26,6 @@ export const createVisitorBody = named(
   }),
 );
 
-export const visitorBootstrap = named(
-  'VisitorBootstrap',
+export const visitorBootstrap = named('VisitorBootstrap', () =>
   z.object({ visitor, token: z.string(), expiresAt: isoInstant }),
 );

@@ -1,6 +1,6 @@
 import { isoInstant, offsetPage, offsetQuery, uuid } from './common';
 import { domainEventTypes } from './events';
-import { documented, named } from './names';
+import { built, documented, lazily, named } from './names';
 import type { deliveryFields, ShapeOf, webhookFields } from './webhook-fields';
 import * as z from './zod';
 
@@ -25,8 +25,7 @@ export const eventCatalog: readonly { event: string; description: string }[] = [
 ];
 const eventName = z.enum(domainEventTypes as [string, ...string[]]);
 
-export const webhook = named(
-  'Webhook',
+export const webhook = named('Webhook', () =>
   z.object({
     id: uuid,
     url: z.string(),
@@ -38,10 +37,9 @@ export const webhook = named(
 );
 export type Webhook = z.infer<typeof webhook>;
 
-export const createdWebhook = named(
-  'CreatedWebhook',
+export const createdWebhook = named('CreatedWebhook', () =>
   z.object({
-    ...webhook.shape,
+    ...built(webhook).shape,
     /** Only when the service generated the secret: shown once, never again. */
     secret: z.optional(z.string()),
   }),
@@ -52,10 +50,9 @@ const url = documented(z.string().check(z.trim(), z.minLength(1), z.maxLength(20
   format: 'uri',
   pattern: '^https?://',
 });
-const events = z.array(eventName).check(z.minLength(1), z.maxLength(domainEventTypes.length));
+const events = lazily(() => z.array(eventName).check(z.minLength(1), z.maxLength(domainEventTypes.length)));
 
-export const createWebhookBody = named(
-  'CreateWebhookRequest',
+export const createWebhookBody = named('CreateWebhookRequest', () =>
   z.strictObject({
     url,
     events,
@@ -66,8 +63,7 @@ export const createWebhookBody = named(
   }),
 );
 
-export const updateWebhookBody = named(
-  'UpdateWebhookRequest',
+export const updateWebhookBody = named('UpdateWebhookRequest', () =>
   z.strictObject({
     url: z.optional(url),
     events: z.optional(events),
@@ -75,13 +71,12 @@ export const updateWebhookBody = named(
   }),
 );
 
-export const webhookList = named('WebhookPage', offsetPage(webhook));
-export const webhookListQuery = z.strictObject(offsetQuery);
+export const webhookList = named('WebhookPage', () => offsetPage(webhook));
+export const webhookListQuery = lazily(() => z.strictObject(offsetQuery));
 
 export const deliveryStatus = z.enum(['pending', 'succeeded', 'failed']);
 
-export const delivery = named(
-  'Delivery',
+export const delivery = named('Delivery', () =>
   z.object({
     id: uuid,
     webhookId: uuid,
@@ -98,8 +93,8 @@ export const delivery = named(
 );
 export type Delivery = z.infer<typeof delivery>;
 
-export const deliveryList = named('DeliveryPage', offsetPage(delivery));
-export const deliveryListQuery = z.strictObject(offsetQuery);
+export const deliveryList = named('DeliveryPage', () => offsetPage(delivery));
+export const deliveryListQuery = lazily(() => z.strictObject(offsetQuery));
 
-export const webhookParams = z.strictObject({ id: uuid });
-export const deliveryParams = z.strictObject({ id: uuid, deliveryId: uuid });
+export const webhookParams = lazily(() => z.strictObject({ id: uuid }));
+export const deliveryParams = lazily(() => z.strictObject({ id: uuid, deliveryId: uuid }));

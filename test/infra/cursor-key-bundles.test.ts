@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { z } from 'zod';
+import type { $ZodType } from 'zod/v4/core';
 import { groupEntry, routeTable } from '../../functions/routes';
 import { workerDefinitions, workerEntry } from '../../functions/workers';
+import { projectionOf } from '../../shared/db/project';
 import { bundleMetafile } from './helpers/bundle-metafile';
 
 /**
@@ -13,9 +14,10 @@ import { bundleMetafile } from './helpers/bundle-metafile';
 
 const CURSOR_KEYS = 'shared/cursor-keys.ts';
 
-const answersCursorPages = (schema: unknown): boolean => {
-  const shape = (schema as { shape?: Record<string, z.ZodType> }).shape;
-  return shape !== undefined && 'nextCursor' in shape;
+/** An object answer with a `nextCursor` field (its projection lists the fields, lazy schemas built). */
+const answersCursorPages = (schema: $ZodType): boolean => {
+  const fields = projectionOf(schema);
+  return typeof fields === 'object' && !Array.isArray(fields) && 'nextCursor' in fields;
 };
 
 describe('the cursor key ring', () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { toDelivery } from '../../shared/db/deliveries';
 import { pickShape } from '../../shared/db/project';
 import { webhooks } from '../../shared/db/webhooks';
+import { built } from '../../shared/schemas/names';
 import { delivery, webhook } from '../../shared/schemas/webhook';
 import { deliveryFields, webhookFields } from '../../shared/schemas/webhook-fields';
 
@@ -39,14 +40,14 @@ const stored = {
 
 describe('webhook field lists', () => {
   it('are the fields of the Webhook and Delivery schemas, in their order', () => {
-    expect(Object.keys(webhook.shape)).toEqual([...webhookFields]);
-    expect(Object.keys(delivery.shape)).toEqual([...deliveryFields]);
+    expect(Object.keys(built(webhook).shape)).toEqual([...webhookFields]);
+    expect(Object.keys(built(delivery).shape)).toEqual([...deliveryFields]);
   });
 
   it('project stored items as the schemas do', () => {
     const projections: [object, object][] = [
-      [toDelivery(stored), pickShape(delivery.shape, stored)],
-      [webhooks.toWebhook(stored), pickShape(webhook.shape, stored)],
+      [toDelivery(stored), pickShape(built(delivery).shape, stored)],
+      [webhooks.toWebhook(stored), pickShape(built(webhook).shape, stored)],
     ];
     for (const [projected, bySchema] of projections) {
       expect(projected).toStrictEqual(bySchema);
