@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
+import { deliveryProjection } from '../schemas/projections';
 import type { Delivery } from '../schemas/webhook';
-import { deliveryFields } from '../schemas/webhook-fields';
 import { batchPut } from './batch';
 import { db, tableName, ttlSeconds } from './client';
 import { conditionHeld, isConditionFailure } from './errors';
 import { keys } from './keys';
-import { pickFields } from './project';
+import { projectAs } from './project';
 import { childrenQuery, offsetPage } from './query';
 
 export type { Delivery };
@@ -24,8 +24,8 @@ export interface StoredDelivery extends Delivery {
   payload: string;
 }
 
-/** The delivery as the API shows it (the schema's fields, by a list without zod: see webhook-fields.ts). */
-export const toDelivery = (item: object): Delivery => pickFields(deliveryFields, item);
+/** The delivery as the API shows it (the schema's fields, by a projection without zod). */
+export const toDelivery = projectAs<Delivery>(deliveryProjection);
 
 function storedOf(item: Record<string, unknown>): StoredDelivery {
   return {

@@ -3,10 +3,10 @@ import { clock } from '../clock';
 import { ConflictError, NotFoundError } from '../errors';
 import { uuidv7 } from '../ids';
 import type { DiscordChannel } from '../schemas/discord';
-import { discordChannelFields } from '../schemas/discord-fields';
+import { discordChannelProjection } from '../schemas/projections';
 import { db, tableName } from './client';
 import { keys } from './keys';
-import { pickFields } from './project';
+import { projectAs } from './project';
 import { queryPrefix } from './query';
 import { retryOnConflict, transact } from './transaction';
 
@@ -15,8 +15,8 @@ export type { DiscordChannel };
 /** Channels one organization may have: bounds the notifications one event fans out to. */
 export const MAX_DISCORD_CHANNELS = 50;
 
-/** The channel as the API shows it (the schema's fields, by a list without zod: see discord-fields.ts). */
-const toChannel = (item: object): DiscordChannel => pickFields(discordChannelFields, item);
+/** The channel as the API shows it (the schema's fields, by a projection without zod). */
+const toChannel = projectAs<DiscordChannel>(discordChannelProjection);
 
 export const discordChannels = {
   toChannel,

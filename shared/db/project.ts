@@ -21,29 +21,17 @@ function compileCopier(names: readonly string[], nested: readonly (Projector | u
   return build(nested) as Copier;
 }
 
-/** Copiers compiled once per schema shape or field list, not per record. */
+/** Copiers compiled once per shape, not per record. */
 const copiers = new WeakMap<object, Copier>();
 
-function copierOf(key: object, names: () => readonly string[]): Copier {
-  let copy = copiers.get(key);
-  if (!copy) {
-    copy = compileCopier(names(), []);
-    copiers.set(key, copy);
-  }
-  return copy;
-}
-
-/** Copies exactly the fields a response schema declares, so internal attributes never leak by accident. */
+/** Copies exactly the fields a shape declares (its keys), so internal attributes never leak by accident. */
 export function pickShape<T>(shape: Record<string, unknown>, source: object): T {
-  return copierOf(shape, () => Object.keys(shape))(source as Record<string, unknown>) as T;
-}
-
-/**
- * `pickShape` for a list of a schema's field names, for modules that must not load the schema (the
- * delivery workers' data layer: shared/schemas/webhook-fields.ts, discord-fields.ts).
- */
-export function pickFields<T>(names: readonly string[], source: object): T {
-  return copierOf(names, () => names)(source as Record<string, unknown>) as T;
+  let copy = copiers.get(shape);
+  if (!copy) {
+    copy = compileCopier(Object.keys(shape), []);
+    copiers.set(shape, copy);
+  }
+  return copy(source as Record<string, unknown>) as T;
 }
 
 /**

@@ -1,14 +1,14 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
 import { uuidv7 } from '../ids';
+import { webhookProjection } from '../schemas/projections';
 import type { Webhook } from '../schemas/webhook';
-import { webhookFields } from '../schemas/webhook-fields';
 import { openSecret, sealSecret } from '../webhooks/secret-box';
 import { batchGet } from './batch';
 import { db, tableName } from './client';
 import { conditionHeld } from './errors';
 import { keys } from './keys';
-import { pickFields } from './project';
+import { projectAs } from './project';
 import { queryPrefix } from './query';
 import { updateExisting } from './update';
 
@@ -17,8 +17,8 @@ export type { Webhook };
 /** After a rotation the previous secret keeps signing beside the new one this long. */
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
 
-/** The webhook as the API shows it (the schema's fields, by a list without zod: see webhook-fields.ts). */
-const toWebhook = (item: object): Webhook => pickFields(webhookFields, item);
+/** The webhook as the API shows it (the schema's fields, by a projection without zod). */
+const toWebhook = projectAs<Webhook>(webhookProjection);
 
 export interface StoredWebhook extends Webhook {
   secretSealed: string;

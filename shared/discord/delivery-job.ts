@@ -1,4 +1,4 @@
-import { type DiscordEventType, discordEventTypes } from '../schemas/discord-fields';
+import { type DiscordEventType, discordEventTypes } from '../schemas/discord-events';
 import { isRecord, isUuid } from '../schemas/hand-checks';
 
 /** The Discord message a job posts: its embeds, and whatever else the fan-out put in it (kept). */
@@ -90,7 +90,7 @@ function message(value: unknown): DiscordJobMessage {
 /**
  * The job a `discord-notifications` message carries (its body, parsed as JSON); throws an Error
  * saying what is wrong. Checked by hand, not with zod, for the worker's cold start: zod, loaded for
- * this check and for the channel's event types and field names (now ../schemas/discord-fields.ts),
+ * this check and for the channel's event types and field names (now ../schemas/discord-events.ts and projections.ts),
  * was 31 KB of the worker's 82 KB minified bundle (51 KB without), and 5–17 ms of its import (median
  * of paired fresh processes, six series on a busy 2-core machine). It accepts and rejects exactly what the worker's `z.looseObject` did
  * (test/unit/discord-job.test.ts keeps that schema as the reference): the ids as `z.uuid()` takes

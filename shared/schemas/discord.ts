@@ -1,11 +1,10 @@
 import { isoInstant, offsetPage, offsetQuery, uuid } from './common';
-import { type discordChannelFields, discordEventTypes } from './discord-fields';
+import { discordEventTypes } from './discord-events';
 import { lazily, named } from './names';
-import type { ShapeOf } from './webhook-fields';
 import * as z from './zod';
 
 // Declared without zod (for the Discord delivery worker); the type stays importable from here.
-export type { DiscordEventType } from './discord-fields';
+export type { DiscordEventType } from './discord-events';
 
 export const discordChannel = named(
   'DiscordChannel',
@@ -21,7 +20,7 @@ export const discordChannel = named(
       events: z.array(z.enum(discordEventTypes)),
       createdAt: isoInstant,
       updatedAt: isoInstant,
-    } satisfies ShapeOf<typeof discordChannelFields>),
+    }),
   'A Discord channel notified of conversation events',
 );
 export type DiscordChannel = z.infer<typeof discordChannel>;

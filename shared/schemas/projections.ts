@@ -1,10 +1,12 @@
 import type { output } from 'zod/v4/core';
 import type { Conversation, MessagePreview } from './conversation';
+import type { DiscordChannel } from './discord';
 import type { eventDataSchemas } from './event-data';
 import type { DomainEventType } from './events';
 import type { Message } from './message';
 import type { Note } from './note';
 import type { Visitor } from './visitor';
+import type { Delivery, Webhook } from './webhook';
 
 /**
  * How a stored value becomes an answer's value: copied as is, as a free-form map (keys sorted), as
@@ -143,3 +145,41 @@ export const eventDataProjections = {
     deletedAt: 'value',
   },
 } as const satisfies { [Type in DomainEventType]: ProjectionOf<EventData[Type]> };
+
+/*
+ * Resources the webhook and Discord delivery workers read: they answer no request and bundle no
+ * zod (31 KB of their minified bundles, and several ms of their cold imports).
+ */
+
+export const webhookProjection = {
+  id: 'value',
+  url: 'value',
+  events: 'value',
+  active: 'value',
+  createdAt: 'value',
+  updatedAt: 'value',
+} as const satisfies ProjectionOf<Webhook>;
+
+export const deliveryProjection = {
+  id: 'value',
+  webhookId: 'value',
+  eventId: 'value',
+  event: 'value',
+  status: 'value',
+  attempts: 'value',
+  responseStatus: 'value',
+  error: 'value',
+  createdAt: 'value',
+  lastAttemptAt: 'value',
+  nextAttemptAt: 'value',
+} as const satisfies ProjectionOf<Delivery>;
+
+export const discordChannelProjection = {
+  id: 'value',
+  channelId: 'value',
+  name: 'value',
+  type: 'value',
+  events: 'value',
+  createdAt: 'value',
+  updatedAt: 'value',
+} as const satisfies ProjectionOf<DiscordChannel>;

@@ -1,7 +1,6 @@
 import { isoInstant, offsetPage, offsetQuery, uuid } from './common';
 import { domainEventTypes } from './events';
 import { built, documented, lazily, named } from './names';
-import type { deliveryFields, ShapeOf, webhookFields } from './webhook-fields';
 import * as z from './zod';
 
 /** What a webhook can subscribe to: every domain event of the outbox, and nothing else. */
@@ -33,7 +32,7 @@ export const webhook = named('Webhook', () =>
     active: z.boolean(),
     createdAt: isoInstant,
     updatedAt: isoInstant,
-  } satisfies ShapeOf<typeof webhookFields>),
+  }),
 );
 export type Webhook = z.infer<typeof webhook>;
 
@@ -89,7 +88,7 @@ export const delivery = named('Delivery', () =>
     createdAt: isoInstant,
     lastAttemptAt: z.nullable(isoInstant),
     nextAttemptAt: z.nullable(isoInstant),
-  } satisfies ShapeOf<typeof deliveryFields>),
+  }),
 );
 export type Delivery = z.infer<typeof delivery>;
 

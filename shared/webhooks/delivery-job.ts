@@ -50,7 +50,7 @@ function firstAttempt(value: unknown): FirstAttempt {
 /**
  * The job a delivery queue message carries (its body, parsed as JSON); throws an Error saying what
  * is wrong. Checked by hand, not with zod, for the worker's cold start: zod, loaded for this check
- * and for the field names of two schemas (now ../schemas/webhook-fields.ts), was 31 KB of the
+ * and for the field names of two schemas (now projected without zod: ../schemas/projections.ts), was 31 KB of the
  * worker's 113 KB minified bundle and most of what its import took beyond a bare DocumentClient
  * bundle's (median of fresh processes: ×1.07–1.20 that baseline with zod, ×1.02–1.07 without, on a
  * busy 2-core machine). It accepts and rejects exactly what the worker's `z.strictObject` did

@@ -7,7 +7,7 @@ import { bundleMetafile } from './helpers/bundle-metafile';
 /**
  * zod is ~31 KB of a minified bundle and several milliseconds of a cold start's import. A function
  * that validates nothing with it (its input checked by hand, its storage projected through
- * field-name lists and projections: shared/schemas/webhook-fields.ts, projections.ts) keeps it out;
+ * zod-free projections: shared/schemas/projections.ts) keeps it out;
  * one import of a schema module anywhere in its graph would bring it back unnoticed.
  */
 const ZOD_FREE_WORKERS = ['webhook-delivery', 'discord-delivery', 'webhook-fanout'];

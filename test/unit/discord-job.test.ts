@@ -3,7 +3,7 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import { regexes } from 'zod/v4/core';
 import { type DiscordJob, parseDiscordJob } from '../../shared/discord/delivery-job';
 import { nonceOf, notificationMessage } from '../../shared/discord/message';
-import { discordEventTypes } from '../../shared/schemas/discord-fields';
+import { discordEventTypes } from '../../shared/schemas/discord-events';
 import { UUID_PATTERN } from '../../shared/schemas/hand-checks';
 import * as z from '../../shared/schemas/zod';
 import { notifiedConversation } from './helpers/discord-fixtures';

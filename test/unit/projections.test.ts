@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { toConversation } from '../../shared/db/conversations';
+import { toDelivery } from '../../shared/db/deliveries';
+import { discordChannels } from '../../shared/db/discord-channels';
 import { toDomainEvent } from '../../shared/db/events';
 import { toMessage } from '../../shared/db/messages';
 import { toNote } from '../../shared/db/notes';
 import { projectionOf, projector, projectorOf } from '../../shared/db/project';
+import { webhooks } from '../../shared/db/webhooks';
 import { conversation } from '../../shared/schemas/conversation';
+import { discordChannel } from '../../shared/schemas/discord';
 import { eventDataSchemas } from '../../shared/schemas/event-data';
 import { domainEventTypes } from '../../shared/schemas/events';
 import { message } from '../../shared/schemas/message';
@@ -12,12 +16,16 @@ import { built } from '../../shared/schemas/names';
 import { note } from '../../shared/schemas/note';
 import {
   conversationProjection,
+  deliveryProjection,
+  discordChannelProjection,
   eventDataProjections,
   messageProjection,
   noteProjection,
   visitorProjection,
+  webhookProjection,
 } from '../../shared/schemas/projections';
 import { visitor } from '../../shared/schemas/visitor';
+import { delivery, webhook } from '../../shared/schemas/webhook';
 import * as z from '../../shared/schemas/zod';
 
 /**
@@ -34,6 +42,9 @@ describe('resource projections', () => {
     ['Conversation', conversationProjection, conversation],
     ['Message', messageProjection, message],
     ['Note', noteProjection, note],
+    ['Webhook', webhookProjection, webhook],
+    ['Delivery', deliveryProjection, delivery],
+    ['DiscordChannel', discordChannelProjection, discordChannel],
   ] as const)('%s is its schema’s projection, field for field and in order', (_, projection, schema) => {
     expect(projection).toEqual(projectionOf(schema));
     expect(asText(projection)).toBe(asText(projectionOf(schema)));
@@ -198,6 +209,44 @@ describe('projecting messages and notes', () => {
       createdAt: now,
     };
     expect(Object.keys(toNote(storedNote))).toEqual(Object.keys(built(note).shape));
+  });
+});
+
+describe('projecting what the delivery workers read', () => {
+  /** A webhook, a delivery and a channel in one item, keys in no particular order, secrets included. */
+  const stored = {
+    pk: 'ORG#o',
+    sk: 'WEBHOOK#w',
+    entity: 'webhook',
+    expiresAt: 1_767_225_600,
+    payload: '{"id":"e"}',
+    secretSealed: 'sealed',
+    nextAttemptAt: null,
+    updatedAt: now,
+    status: 'pending',
+    active: true,
+    id: ids.message,
+    webhookId: ids.conversation,
+    eventId: ids.visitor,
+    event: 'conversation.created',
+    url: 'https://example.com/hook',
+    events: ['conversation.created'],
+    attempts: 1,
+    responseStatus: 500,
+    error: 'http_500',
+    createdAt: now,
+    lastAttemptAt: now,
+    channelId: '123456789012345678',
+    name: 'support',
+    type: 0,
+  };
+
+  it('keeps their schemas’ fields in order, and neither payloads nor secrets', () => {
+    expect(Object.keys(webhooks.toWebhook(stored))).toEqual(Object.keys(built(webhook).shape));
+    expect(Object.keys(toDelivery(stored))).toEqual(Object.keys(built(delivery).shape));
+    expect(Object.keys(discordChannels.toChannel(stored))).toEqual(Object.keys(built(discordChannel).shape));
+    expect(webhook.safeParse(webhooks.toWebhook(stored)).success).toBe(true);
+    expect(delivery.safeParse(toDelivery(stored)).success).toBe(true);
   });
 });
 
