@@ -4,8 +4,7 @@ import { actorOf } from '../../shared/conversations/actor';
 import { type StoredConversation, withChange } from '../../shared/conversations/state';
 import { auditWrite } from '../../shared/db/audit';
 import { batchGet } from '../../shared/db/batch';
-import { tableName } from '../../shared/db/client';
-import { conversationItem, storedConversationOf, toConversation } from '../../shared/db/conversations';
+import { conversationStateWrite, storedConversationOf, toConversation } from '../../shared/db/conversations';
 import { eventWrite } from '../../shared/db/events';
 import { type Increment, incrementWrites } from '../../shared/db/increments';
 import { keys } from '../../shared/db/keys';
@@ -40,7 +39,7 @@ async function readAll(orgId: string, ids: readonly string[]): Promise<Map<strin
 
 /**
  * The next transaction: the longest run of `pending` whose actions fit in one (each changed
- * conversation's Put on `rev` and its events, then the chunk's counters merged per item, and one
+ * conversation's Update on `rev` and its events, then the chunk's counters merged per item, and one
  * open-conversation count per distinct team: a close chunk without teams is 33 × 3 + 1 = 100
  * actions; many teams, or deletions of conversations with surveys, take fewer per chunk).
  */
@@ -55,21 +54,7 @@ function nextChunk(
   let taken = 0;
   for (const current of pending) {
     const changed = change(current);
-    const writes: Write[] = changed
-      ? [
-          {
-            action: {
-              Put: {
-                TableName: tableName,
-                Item: conversationItem({ ...changed.next, rev: current.rev + 1 }),
-                ConditionExpression: 'rev = :rev',
-                ExpressionAttributeValues: { ':rev': current.rev },
-              },
-            },
-          },
-          ...changed.writes,
-        ]
-      : [];
+    const writes: Write[] = changed ? [conversationStateWrite(current, changed.next), ...changed.writes] : [];
     const withThese = [...increments, ...(changed?.increments ?? [])];
     const withMoved = changed ? [...moved, { before: current, after: changed.next }] : moved;
     const counters = incrementWrites(withThese).length + teamLoadWrites(orgId, withMoved).length;

@@ -1,12 +1,9 @@
 import type { OrgCaller } from '../../shared/auth/caller';
 import { clock } from '../../shared/clock';
-import { withMessage } from '../../shared/conversations/state';
 import { tableName } from '../../shared/db/client';
 import { conversations } from '../../shared/db/conversations';
-import { incrementWrites } from '../../shared/db/increments';
 import { keys } from '../../shared/db/keys';
-import { newMessage, putMessage } from '../../shared/db/messages';
-import { stats } from '../../shared/db/stats';
+import { newMessage } from '../../shared/db/messages';
 import { mustExist } from '../../shared/db/transaction';
 import { ValidationError } from '../../shared/errors';
 import { created, route } from '../../shared/http/route';
@@ -36,7 +33,7 @@ export const postMessage = route({
   operationId: 'postMessage',
   summary: 'Send a message',
   description:
-    'The sender comes from the credential: a visitor writes as the visitor, an operator session as its operator, an API key as the operator named by `operatorId` (required for keys only: `GET /api/operators` lists the organization’s operators and their ids). Content is sanitized to text. `replyToId` must be a message of the same conversation and `mentions` operators of the organization (422 otherwise). Updates the conversation’s computed fields and writes `message.created` in the same transaction.',
+    'The sender comes from the credential: a visitor writes as the visitor, an operator session as its operator, an API key as the operator named by `operatorId` (required for keys only: `GET /api/operators` lists the organization’s operators and their ids). Content is sanitized to text. `replyToId` must be a message of the same conversation and `mentions` operators of the organization (422 otherwise). Updates the conversation’s computed fields and writes `message.created` in the same transaction. Concurrent posts into one conversation do not contend (its counts and last message move without a read-modify-write race), and a post does not change the conversation’s `version`: an `If-Match` taken before it still holds.',
   tag: 'Messages',
   scope: 'conversations:write',
   callers: ['apiKey', 'operator', 'visitor'],
@@ -51,7 +48,7 @@ export const postMessage = route({
   handle: async ({ caller, organization, params, body }) => {
     const sender = senderOf(caller, body.operatorId);
     const orgId = caller.orgId;
-    const posted = await conversations.mutate(
+    const posted = await conversations.append(
       orgId,
       params.id,
       (current) => {
@@ -93,16 +90,7 @@ export const postMessage = route({
             ),
           ),
         ];
-        const next = withMessage(current, draft);
-        return {
-          next,
-          writes: [
-            ...putMessage(draft),
-            ...checks,
-            ...incrementWrites(stats.messagePosted(current, next, draft)),
-          ],
-          result: draft,
-        };
+        return { message: draft, writes: checks, result: draft };
       },
       { check: accessRules(caller, organization) },
     );

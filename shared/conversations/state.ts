@@ -73,7 +73,11 @@ export function withMessage(conversation: StoredConversation, message: Message):
     updatedAt: message.createdAt,
     firstVisitorMessageAt,
     firstResponseTimeMs: answersVisitor
-      ? Date.parse(message.createdAt) - Date.parse(conversation.firstVisitorMessageAt ?? message.createdAt)
+      ? // Never negative: concurrent posts commit in an order their times need not follow.
+        Math.max(
+          0,
+          Date.parse(message.createdAt) - Date.parse(conversation.firstVisitorMessageAt ?? message.createdAt),
+        )
       : conversation.firstResponseTimeMs,
   };
 }

@@ -78,6 +78,134 @@ export function conversationLive(orgId: string, conversationId: string): Write {
   };
 }
 
+/**
+ * Fields a message post moves without reading them first and without `rev` (counts by ADD, the
+ * last message forward only, the first-response fields once): appends commute, so concurrent posts
+ * never race each other. A state write that changes one of them (or a listing key derived from the
+ * last message's time) must also be sure no post came in between: it is conditioned on
+ * `messageCount`, which every post moves.
+ */
+const APPEND_FIELDS: ReadonlySet<string> = new Set([
+  'messageCount',
+  'unreadCount',
+  'hasUnreadMessages',
+  'lastMessage',
+  'lastMessageAt',
+  'firstVisitorMessageAt',
+  'firstResponseTimeMs',
+  'gsi2sk',
+  'gsi3sk',
+]);
+
+const sameValue = (a: unknown, b: unknown) =>
+  a === b || (typeof a === 'object' && a !== null && JSON.stringify(a) === JSON.stringify(b));
+
+/**
+ * A state change of the conversation (anything but a message post) as one Update: only the
+ * attributes that differ are written, on the `rev` that was read (and on `messageCount` when an
+ * append-moved field is among them), so the counts and last message that posts moved meanwhile are
+ * never overwritten with what this writer read.
+ */
+export function conversationStateWrite(current: StoredConversation, next: StoredConversation): Write {
+  const before: Record<string, unknown> = conversationItem(current);
+  const after: Record<string, unknown> = conversationItem({ ...next, rev: current.rev + 1 });
+  const set = Object.entries(after).filter(
+    ([name, value]) => value !== undefined && !sameValue(before[name], value),
+  );
+  const remove = Object.keys(before).filter(
+    (name) => before[name] !== undefined && after[name] === undefined,
+  );
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':rev': current.rev };
+  const clauses = set.map(([name, value], i) => {
+    names[`#s${i}`] = name;
+    values[`:s${i}`] = value;
+    return `#s${i} = :s${i}`;
+  });
+  const removed = remove.map((name, i) => {
+    names[`#r${i}`] = name;
+    return `#r${i}`;
+  });
+  let condition = 'rev = :rev';
+  if ([...set.map(([name]) => name), ...remove].some((name) => APPEND_FIELDS.has(name))) {
+    condition += ' AND messageCount = :messageCount';
+    values[':messageCount'] = current.messageCount;
+  }
+  return {
+    action: {
+      Update: {
+        TableName: tableName,
+        Key: keys.conversation(current.organizationId, current.id),
+        UpdateExpression: `SET ${clauses.join(', ')}${removed.length ? ` REMOVE ${removed.join(', ')}` : ''}`,
+        ConditionExpression: condition,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
+    },
+  };
+}
+
+const NULL_OR_ABSENT = (name: string) => `(attribute_not_exists(${name}) OR ${name} = :null)`;
+
+/**
+ * A message post as one Update of the conversation that needs no `rev`: the counts go up by ADD;
+ * the last message, its time and the recency listing keys move only when this message is newer
+ * than the last one read, on the condition that it still is; the first visitor message and the
+ * first response are set once, on the condition that they are still unset (and an operator message
+ * that came before any visitor message, on the condition that none came since). When a condition
+ * fails, another post changed what this one decided from: it is read again and decided anew, which
+ * happens at most once per decision (those fields only move forward).
+ */
+function appendWrite(current: StoredConversation, next: StoredConversation, message: Message): Write {
+  const orgId = current.organizationId;
+  const values: Record<string, unknown> = { ':one': 1, ':null': null };
+  const add = ['messageCount :one'];
+  const set: string[] = [];
+  const conditions = ['attribute_exists(pk)', NULL_OR_ABSENT('deletedAt')];
+  if (next.unreadCount > current.unreadCount) {
+    add.push('unreadCount :one');
+    set.push('hasUnreadMessages = :true');
+    values[':true'] = true;
+  }
+  if (current.lastMessageAt <= message.createdAt) {
+    const recency = keys.conversationIndexes({ orgId, ...next }).gsi2sk;
+    set.push('lastMessage = :preview', 'lastMessageAt = :at', 'updatedAt = :at', 'gsi2sk = :recency');
+    values[':preview'] = next.lastMessage;
+    values[':recency'] = recency;
+    conditions.push('lastMessageAt <= :at');
+    if (current.operatorId) {
+      // The operator index entry moves too, while the conversation is still assigned to the same operator.
+      set.push('gsi3sk = :recency');
+      values[':operator'] = current.operatorId;
+      conditions.push('operatorId = :operator');
+    } else conditions.push(NULL_OR_ABSENT('operatorId'));
+  }
+  if (current.firstVisitorMessageAt === null) {
+    if (next.firstVisitorMessageAt !== null) set.push('firstVisitorMessageAt = :at');
+    // A visitor message sets it once; an operator message before it stays "before" only if none came since.
+    conditions.push(NULL_OR_ABSENT('firstVisitorMessageAt'));
+  }
+  if (next.firstResponseTimeMs !== current.firstResponseTimeMs) {
+    set.push('firstResponseTimeMs = :frt');
+    values[':frt'] = next.firstResponseTimeMs;
+    conditions.push(NULL_OR_ABSENT('firstResponseTimeMs'));
+  }
+  if ([...set, ...conditions].some((clause) => clause.includes(':at'))) values[':at'] = message.createdAt;
+  return {
+    action: {
+      Update: {
+        TableName: tableName,
+        Key: keys.conversation(orgId, current.id),
+        UpdateExpression: `${set.length ? `SET ${set.join(', ')} ` : ''}ADD ${add.join(', ')}`,
+        ConditionExpression: conditions.join(' AND '),
+        ExpressionAttributeValues: values,
+        // A failed condition hands back the conversation as it is: the post decides again from it.
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    },
+  };
+}
+
 export interface ConversationChange<T> {
   /** The state after the change, or undefined when nothing changes (no write at all). */
   next: StoredConversation | undefined;
@@ -95,6 +223,14 @@ export interface MutateOptions {
   initial?: StoredConversation;
   /** The request's retry time, when the caller retries around this call too. */
   budget?: RetryBudget;
+}
+
+/** A message to append, built from the state read, with further actions of its transaction. */
+export interface AppendChange<T> {
+  message: Message;
+  /** Checks that ride in the same transaction (the reply-to message, the operators named). */
+  writes?: Write[];
+  result: T;
 }
 
 /** What a new conversation is given; everything else starts at the values below. */
@@ -143,6 +279,19 @@ export function newConversation(fields: NewConversationFields): StoredConversati
     locale: null,
     activeSurvey: null,
   };
+}
+
+/** A strongly consistent read of a live conversation (404 when missing or soft-deleted). */
+async function liveConversation(orgId: string, conversationId: string): Promise<StoredConversation> {
+  const { Item } = await db.send(
+    new GetCommand({
+      TableName: tableName,
+      Key: keys.conversation(orgId, conversationId),
+      ConsistentRead: true,
+    }),
+  );
+  if (!Item || Item.deletedAt) throw new NotFoundError('Conversation not found');
+  return storedConversationOf(Item);
 }
 
 export const conversations = {
@@ -243,38 +392,15 @@ export const conversations = {
   ): Promise<T> {
     const budget = options.budget ?? new RetryBudget();
     for (let attempt = 1; ; attempt++) {
-      let current = attempt === 1 ? options.initial : undefined;
-      if (!current) {
-        const { Item } = await db.send(
-          new GetCommand({
-            TableName: tableName,
-            Key: keys.conversation(orgId, conversationId),
-            ConsistentRead: true,
-          }),
-        );
-        if (!Item || Item.deletedAt) throw new NotFoundError('Conversation not found');
-        current = storedConversationOf(Item);
-      }
+      const current =
+        (attempt === 1 ? options.initial : undefined) ?? (await liveConversation(orgId, conversationId));
       options.check?.(current);
       if (options.ifMatch !== undefined && options.ifMatch !== current.version) {
         throw new PreconditionFailedError(current.version);
       }
       const { next, writes = [], result } = await change(current);
       if (!next && writes.length === 0) return result;
-      const conversationWrite: Write[] = next
-        ? [
-            {
-              action: {
-                Put: {
-                  TableName: tableName,
-                  Item: conversationItem({ ...next, rev: current.rev + 1 }),
-                  ConditionExpression: 'rev = :rev',
-                  ExpressionAttributeValues: { ':rev': current.rev },
-                },
-              },
-            },
-          ]
-        : [];
+      const conversationWrite: Write[] = next ? [conversationStateWrite(current, next)] : [];
       // Every writer passes here, so each team's count of open conversations follows every change.
       const teamWrites = next ? teamLoadWrites(orgId, [{ before: current, after: next }]) : [];
       try {
@@ -282,6 +408,56 @@ export const conversations = {
         return result;
       } catch (error) {
         if (!(error instanceof ConcurrentChangeError) || !(await budget.pause(attempt))) throw error;
+      }
+    }
+  },
+
+  /**
+   * A message post: read, then one transaction of the message, its `message.created` event, the
+   * conversation's append Update (no `rev`, see `appendWrite`) and the day counters. Posts commute,
+   * so concurrent posts into one conversation do not make each other retry; a retry happens when a
+   * post decided from a state another post has since moved (a newer last message, the first visitor
+   * message or first response set meanwhile), or the transaction met another on the same item.
+   * `version` does not move: a message is not a change an `If-Match` writer must have seen.
+   */
+  async append<T>(
+    orgId: string,
+    conversationId: string,
+    build: (current: StoredConversation) => AppendChange<T>,
+    options: Pick<MutateOptions, 'check'> = {},
+  ): Promise<T> {
+    const budget = new RetryBudget();
+    let change: (AppendChange<T> & { items: Write[] }) | undefined;
+    let current = await liveConversation(orgId, conversationId);
+    for (let attempt = 1; ; attempt++) {
+      options.check?.(current);
+      // Built once: a retry keeps the message's id, time and event, and decides only the
+      // conversation's fields anew (from a state in which, say, a newer message has landed).
+      if (!change) {
+        const built = build(current);
+        change = { ...built, items: [...putMessage(built.message), ...(built.writes ?? [])] };
+      }
+      const { message, items, result } = change;
+      const next = withMessage(current, message);
+      try {
+        await transact([
+          appendWrite(current, next, message),
+          ...items,
+          ...incrementWrites(stats.messagePosted(current, next, message)),
+        ]);
+        return result;
+      } catch (error) {
+        if (!(error instanceof ConcurrentChangeError)) throw error;
+        if (error.current?.entity === 'conversation' && error.current.id === current.id) {
+          // Another post moved what this one decided from: decide again at once from the state handed back.
+          if (error.current.deletedAt) throw new NotFoundError('Conversation not found');
+          if (!budget.again()) throw error;
+          current = storedConversationOf(error.current);
+          continue;
+        }
+        // A transaction on the same item at once (AWS cancels one of them): wait, then read again.
+        if (!(await budget.pause(attempt))) throw error;
+        current = await liveConversation(orgId, conversationId);
       }
     }
   },

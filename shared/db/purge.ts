@@ -1,9 +1,9 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
 import type { StoredConversation } from '../conversations/state';
 import { batchDelete } from './batch';
 import { db, tableName } from './client';
-import { conversationItem, storedConversationOf } from './conversations';
+import { conversationStateWrite, storedConversationOf } from './conversations';
 import { type Key, keys } from './keys';
 import { childrenQuery } from './query';
 
@@ -106,7 +106,7 @@ function withoutText(conversation: StoredConversation): StoredConversation {
 
 /**
  * The last step: the conversation item keeps its counts, ids and `deletedAt` but loses its texts.
- * Written like every conversation write, a full Put on `rev` (nothing else writes a deleted
+ * Written like every state write of a conversation, an Update on `rev` (nothing else writes a deleted
  * conversation, so it does not race). A live conversation is left alone.
  */
 async function clearConversationText(orgId: string, conversationId: string): Promise<number> {
@@ -121,14 +121,8 @@ async function clearConversationText(orgId: string, conversationId: string): Pro
   const current = storedConversationOf(Item);
   const next = withoutText(current);
   if (JSON.stringify(next) === JSON.stringify(current)) return 0;
-  await db.send(
-    new PutCommand({
-      TableName: tableName,
-      Item: conversationItem({ ...next, rev: current.rev + 1 }),
-      ConditionExpression: 'rev = :rev',
-      ExpressionAttributeValues: { ':rev': current.rev },
-    }),
-  );
+  const { Update } = conversationStateWrite(current, next).action;
+  if (Update) await db.send(new UpdateCommand(Update));
   return 1;
 }
 

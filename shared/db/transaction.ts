@@ -1,5 +1,6 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { db } from './client';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -12,7 +13,11 @@ export interface Write {
 }
 
 export class ConcurrentChangeError extends Error {
-  constructor() {
+  /**
+   * @param current The item as it is now, when the failed action asked for it
+   *   (`ReturnValuesOnConditionCheckFailure: ALL_OLD`): the writer can decide again without a read.
+   */
+  constructor(readonly current?: Record<string, unknown>) {
     super('The item changed while this write was being prepared');
     this.name = 'ConcurrentChangeError';
   }
@@ -30,7 +35,10 @@ export async function transact(writes: readonly Write[]): Promise<void> {
     if (!(error instanceof TransactionCanceledException)) throw error;
     const reasons = error.CancellationReasons ?? [];
     const failed = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
-    if (failed >= 0) throw writes[failed]?.onConditionFailed?.() ?? new ConcurrentChangeError();
+    if (failed >= 0) {
+      const item = reasons[failed]?.Item;
+      throw writes[failed]?.onConditionFailed?.() ?? new ConcurrentChangeError(item && unmarshall(item));
+    }
     // Two transactions on the same item at once: one of them is cancelled, and may simply retry.
     if (reasons.some((reason) => reason.Code === 'TransactionConflict')) throw new ConcurrentChangeError();
     throw error;
@@ -67,9 +75,9 @@ export class RetryBudget {
   private readonly deadline: number;
   private attemptStartedAt: number;
 
-  constructor(ms: number = RETRY_BUDGET_MS) {
+  constructor(private readonly budgetMs: number = RETRY_BUDGET_MS) {
     this.attemptStartedAt = performance.now();
-    this.deadline = this.attemptStartedAt + ms;
+    this.deadline = this.attemptStartedAt + budgetMs;
   }
 
   /**
@@ -82,10 +90,23 @@ export class RetryBudget {
     const attemptMs = now - this.attemptStartedAt;
     const left = this.deadline - now - attemptMs;
     if (left <= 0) return false;
-    const ceilingMs = Math.min(250, 10 * 2 ** Math.min(attempt, 5));
+    // Fair to the oldest: the pause shrinks as the writer's share of its budget runs out, so among
+    // writers racing for one item those that have waited longest try again first, and a newcomer
+    // does not keep overtaking them.
+    const ceilingMs = Math.min(250, 10 * 2 ** Math.min(attempt, 5)) * (left / this.budgetMs);
     await sleep(Math.min(left, Math.random() * ceilingMs));
     this.attemptStartedAt = performance.now();
     return this.attemptStartedAt + attemptMs < this.deadline;
+  }
+
+  /**
+   * Whether the budget still has time for another attempt, with no pause: for a writer that lost
+   * no race but must decide again from a state it was just handed. Such decisions only move
+   * forward, so a writer takes few of them; the budget leaves the last one room within the 2 s.
+   */
+  again(): boolean {
+    this.attemptStartedAt = performance.now();
+    return this.attemptStartedAt < this.deadline;
   }
 }
 

@@ -1,29 +1,31 @@
 /**
- * Phase 6, in its own process: how many concurrent writers one conversation takes before the first
- * 503. Starts the local stack with the rate limit lifted, then, for 1, 2, 4 … 64 writers, each
- * writer PATCHes the same conversation again and again for a few seconds; every answer's status and
- * latency is recorded, and so is the handler's own duration from its access line. The contract: a
- * write that keeps losing answers within 2 s (503 with Retry-After), never later. In Lambda each
- * request has an instance of its own; here one gateway process serves all 64 writers on two cores,
- * so the client's time also holds that process's queue. Prints `@@RESULT <json>`.
+ * Phase 6, in its own process: bursts of concurrent writers into one conversation. Starts the local
+ * stack with the rate limit lifted, then, for 10, 20, 50 and 100 writers, sends that many requests at
+ * once into a fresh conversation: message posts (appends, which must all succeed: the contract's 50
+ * concurrent posts, each within 2 s) and, separately, PATCHes (versioned read-modify-writes, which
+ * retry when they lose and answer 503 with Retry-After when they keep losing for 2 s). Every
+ * answer's status and latency is recorded, and so is the handler's own duration from its access
+ * line; after the posts, the conversation's `messageCount` is read back. In Lambda each request has
+ * an instance of its own; here one gateway process serves all writers on two cores, so the client's
+ * time also holds that process's queue. Prints `@@RESULT <json>`.
  *
  * Standalone: `npx tsx test/bench/contention-main.ts`.
  */
 import { type LocalStack, startLocalStack } from '../../infra/local/stack';
-import { type ContentionLevel, type ContentionResult, RESULT_MARKER } from './protocol';
+import { type ContentionBurst, type ContentionResult, RESULT_MARKER, type WriteKind } from './protocol';
 
 const say = (line: string) => console.log(`[bench]   ${line}`);
-const LEVELS = [1, 2, 4, 8, 16, 32, 64];
-const SECONDS_PER_LEVEL = 3;
+const LEVELS = process.env.LEVELS ? process.env.LEVELS.split(',').map(Number) : [10, 20, 50, 100];
 const PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
+const ROUTES: Record<WriteKind, string> = { post: 'postMessage', patch: 'updateConversation' };
 
 let stack: LocalStack | undefined;
 
 /**
- * The handler durations of the PATCHes since the last reset, from the access lines the stack writes
- * to this process's stdout (swallowed, with the metrics lines: the parent prints what is left).
+ * The handler durations since the last reset, by route, from the access lines the stack writes to
+ * this process's stdout (swallowed, with the metrics lines: the parent prints what is left).
  */
-let handlerMs: number[] = [];
+let handlerMs: Record<string, number[]> = {};
 const write = process.stdout.write.bind(process.stdout);
 process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
   const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
@@ -32,8 +34,10 @@ process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
     if (!line.includes('"message":"request"')) continue;
     try {
       const entry = JSON.parse(line) as { route?: string; durationMs?: number };
-      if (entry.route === 'updateConversation' && typeof entry.durationMs === 'number')
-        handlerMs.push(entry.durationMs);
+      if (entry.route && typeof entry.durationMs === 'number') {
+        handlerMs[entry.route] ??= [];
+        handlerMs[entry.route]?.push(entry.durationMs);
+      }
     } catch {
       // Not one whole line: a partial write is not an access line the logger writes.
     }
@@ -46,12 +50,18 @@ process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
 const percentile = (sorted: readonly number[], p: number) =>
   sorted.length ? (sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0) : 0;
 
-async function patch(base: string, key: string, id: string, priority: string) {
+interface Demo {
+  apiKey: string;
+  visitorId: string;
+  adminOperatorId: string;
+}
+
+async function send(url: string, key: string, method: string, body: unknown) {
   const started = performance.now();
-  const response = await fetch(`${base}/api/conversations/${id}`, {
-    method: 'PATCH',
+  const response = await fetch(url, {
+    method,
     headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ priority }),
+    body: JSON.stringify(body),
   });
   await response.arrayBuffer();
   return {
@@ -61,32 +71,55 @@ async function patch(base: string, key: string, id: string, priority: string) {
   };
 }
 
-async function level(base: string, key: string, id: string, writers: number): Promise<ContentionLevel> {
-  const deadline = performance.now() + SECONDS_PER_LEVEL * 1000;
-  handlerMs = [];
-  const latencies: number[] = [];
-  const statuses: Record<string, number> = {};
-  let unavailableWithoutRetryAfter = 0;
-  await Promise.all(
-    Array.from({ length: writers }, async (_, writer) => {
-      for (let i = 0; performance.now() < deadline; i++) {
-        const answer = await patch(base, key, id, PRIORITIES[(writer + i) % PRIORITIES.length] ?? 'low');
-        latencies.push(answer.ms);
-        statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
-        if (answer.status === 503 && !answer.retryAfter) unavailableWithoutRetryAfter += 1;
-      }
-    }),
+async function newConversation(base: string, demo: Demo): Promise<string> {
+  const created = await fetch(`${base}/api/conversations`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${demo.apiKey}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ visitorId: demo.visitorId, message: 'A busy conversation' }),
+  });
+  return ((await created.json()) as { id: string }).id;
+}
+
+async function messageCountOf(base: string, demo: Demo, id: string): Promise<number> {
+  const response = await fetch(`${base}/api/conversations/${id}`, {
+    headers: { Authorization: `Bearer ${demo.apiKey}` },
+  });
+  return ((await response.json()) as { messageCount: number }).messageCount;
+}
+
+async function burst(base: string, demo: Demo, kind: WriteKind, writers: number): Promise<ContentionBurst> {
+  const id = await newConversation(base, demo);
+  const before = kind === 'post' ? await messageCountOf(base, demo, id) : 0;
+  handlerMs = {};
+  const answers = await Promise.all(
+    Array.from({ length: writers }, (_, writer) =>
+      kind === 'post'
+        ? send(`${base}/api/conversations/${id}/messages`, demo.apiKey, 'POST', {
+            content: `Message ${writer + 1} of ${writers}`,
+            operatorId: demo.adminOperatorId,
+          })
+        : send(`${base}/api/conversations/${id}`, demo.apiKey, 'PATCH', {
+            priority: PRIORITIES[writer % PRIORITIES.length],
+          }),
+    ),
   );
-  latencies.sort((a, b) => a - b);
+  const latencies = answers.map((answer) => answer.ms).sort((a, b) => a - b);
+  const statuses: Record<string, number> = {};
+  for (const answer of answers) statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
+  const handler = handlerMs[ROUTES[kind]] ?? [];
+  const succeeded = answers.filter((answer) => answer.status < 300).length;
   return {
+    kind,
     writers,
-    requests: latencies.length,
     statuses,
     p50Ms: percentile(latencies, 50),
     p99Ms: percentile(latencies, 99),
     maxMs: latencies.at(-1) ?? 0,
-    handlerMaxMs: handlerMs.length > 0 ? Math.max(...handlerMs) : null,
-    unavailableWithoutRetryAfter,
+    handlerMaxMs: handler.length > 0 ? Math.max(...handler) : null,
+    unavailableWithoutRetryAfter: answers.filter((answer) => answer.status === 503 && !answer.retryAfter)
+      .length,
+    countedMessages: kind === 'post' ? (await messageCountOf(base, demo, id)) - before : null,
+    succeeded,
   };
 }
 
@@ -101,24 +134,20 @@ try {
   });
   const demo = stack.demo;
   if (!demo) throw new Error('the local stack was started without the demo seed');
-  const created = await fetch(`${stack.baseUrl}/api/conversations`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${demo.apiKey}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ visitorId: demo.visitorId, message: 'A busy conversation' }),
-  });
-  const { id } = (await created.json()) as { id: string };
-  const levels: ContentionLevel[] = [];
-  for (const writers of LEVELS) {
-    const measured = await level(stack.baseUrl, demo.apiKey, id, writers);
-    levels.push(measured);
-    say(
-      `${writers} writers: ${measured.requests} PATCHes, statuses ${JSON.stringify(measured.statuses)}, p50 ${measured.p50Ms.toFixed(0)} ms, p99 ${measured.p99Ms.toFixed(0)} ms, max ${measured.maxMs.toFixed(0)} ms (handler ${measured.handlerMaxMs?.toFixed(0) ?? '?'} ms)`,
-    );
+  // A warm-up burst: the first requests pay the cold start of the functions they reach.
+  await burst(stack.baseUrl, demo, 'post', 5);
+  await burst(stack.baseUrl, demo, 'patch', 5);
+  const bursts: ContentionBurst[] = [];
+  for (const kind of ['post', 'patch'] as const) {
+    for (const writers of LEVELS) {
+      const measured = await burst(stack.baseUrl, demo, kind, writers);
+      bursts.push(measured);
+      say(
+        `${writers} concurrent ${kind === 'post' ? 'posts' : 'PATCHes'}: statuses ${JSON.stringify(measured.statuses)}, p50 ${measured.p50Ms.toFixed(0)} ms, slowest ${measured.maxMs.toFixed(0)} ms (handler ${measured.handlerMaxMs?.toFixed(0) ?? '?'} ms)${measured.countedMessages === null ? '' : `, messageCount +${measured.countedMessages}`}`,
+      );
+    }
   }
-  const result: ContentionResult = {
-    levels,
-    firstUnavailableAt: levels.find((entry) => (entry.statuses['503'] ?? 0) > 0)?.writers ?? null,
-  };
+  const result: ContentionResult = { bursts };
   await stack.stop();
   stack = undefined;
   console.log(`${RESULT_MARKER}${JSON.stringify(result)}`);

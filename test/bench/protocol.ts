@@ -155,9 +155,12 @@ export interface WebhookDeliveryResult {
 }
 
 /** Phase 6: concurrent writers on one conversation, one level of concurrency. */
-export interface ContentionLevel {
+export type WriteKind = 'post' | 'patch';
+
+/** One burst of concurrent writers into a fresh conversation: all sent at once, one request each. */
+export interface ContentionBurst {
+  kind: WriteKind;
   writers: number;
-  requests: number;
   /** Count of answers by HTTP status. */
   statuses: Record<string, number>;
   p50Ms: number;
@@ -167,12 +170,14 @@ export interface ContentionLevel {
   handlerMaxMs: number | null;
   /** 503 answers that came without `Retry-After` (the contract requires it). */
   unavailableWithoutRetryAfter: number;
+  /** Posts: how much the conversation's `messageCount` grew over the burst (every 201 must count). */
+  countedMessages: number | null;
+  /** Answers with a 2xx status. */
+  succeeded: number;
 }
 
 export interface ContentionResult {
-  levels: ContentionLevel[];
-  /** The fewest writers at which a 503 appeared, or null. */
-  firstUnavailableAt: number | null;
+  bursts: ContentionBurst[];
 }
 
 /** How a probe's node was started: as Lambda starts it for the function's memory, or heap-capped. */

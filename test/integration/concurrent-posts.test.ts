@@ -1,0 +1,158 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, createTenant, createVisitor, type Tenant } from '../helpers/api';
+
+/**
+ * A busy conversation: message posts commute (counts go up, the last message moves forward), so
+ * many posts at once into one conversation all succeed and every one is counted, while versioned
+ * writes keep their `If-Match` semantics.
+ */
+
+type Message = { id: string; senderType: string; createdAt: string };
+type Conversation = {
+  id: string;
+  version: number;
+  priority: string;
+  messageCount: number;
+  unreadCount: number;
+  hasUnreadMessages: boolean;
+  lastMessage: { id: string; createdAt: string } | null;
+  lastMessageAt: string;
+  firstResponseTimeMs: number | null;
+};
+type EventPage = {
+  data: { type: string; data: { id: string; conversationId: string } }[];
+  nextCursor: string | null;
+};
+
+let tenant: Tenant;
+let visitor: { token: string; visitor: { id: string } };
+
+beforeAll(async () => {
+  tenant = await createTenant();
+  visitor = await createVisitor(tenant.widgetKey);
+});
+
+async function newConversation(): Promise<string> {
+  const created = await call<Conversation>('POST', '/api/conversations', { token: visitor.token, body: {} });
+  expect(created.status).toBe(201);
+  return created.body.id;
+}
+
+const read = async (id: string) =>
+  (await call<Conversation>('GET', `/api/conversations/${id}`, { token: tenant.apiKey })).body;
+
+/** The `message.created` events of the organization's feed, every page. */
+async function messageEvents(): Promise<EventPage['data']> {
+  const events: EventPage['data'] = [];
+  let cursor: string | null = null;
+  do {
+    const query: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
+    const page: EventPage = (
+      await call<EventPage>('GET', `/api/events?types=message.created&limit=100${query}`, {
+        token: tenant.apiKey,
+      })
+    ).body;
+    events.push(...page.data);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return events;
+}
+
+/** The n-th writer: visitors, operator sessions and API keys (naming an operator) in turn. */
+function post(id: string, n: number) {
+  const path = `/api/conversations/${id}/messages`;
+  const content = `Message ${n}`;
+  if (n % 3 === 0) return call<Message>('POST', path, { token: visitor.token, body: { content } });
+  if (n % 3 === 1) return call<Message>('POST', path, { token: tenant.operatorSession, body: { content } });
+  return call<Message>('POST', path, {
+    token: tenant.apiKey,
+    body: { content, operatorId: tenant.adminOperatorId },
+  });
+}
+
+describe('many concurrent posts into one conversation', () => {
+  it('all succeed, each is counted once, and the last message is the newest', async () => {
+    const id = await newConversation();
+    const before = await read(id);
+
+    const answers = await Promise.all(Array.from({ length: 50 }, (_, n) => post(id, n)));
+
+    expect(answers.map((answer) => answer.status).filter((status) => status !== 201)).toEqual([]);
+    const posted = answers.map((answer) => answer.body);
+    const after = await read(id);
+    expect(after.messageCount).toBe(50);
+    const fromVisitor = posted.filter((message) => message.senderType === 'visitor').length;
+    expect(after.unreadCount).toBe(fromVisitor);
+    expect(after.hasUnreadMessages).toBe(true);
+    const newest = posted.reduce((latest, message) =>
+      message.createdAt > latest.createdAt ||
+      (message.createdAt === latest.createdAt && message.id > latest.id)
+        ? message
+        : latest,
+    );
+    expect(after.lastMessage?.createdAt).toBe(newest.createdAt);
+    expect(after.lastMessageAt).toBe(newest.createdAt);
+    // A post is not a change an If-Match writer must have seen.
+    expect(after.version).toBe(before.version);
+    // Set once, by an operator message answering a visitor message: never negative.
+    expect(after.firstResponseTimeMs).not.toBeNull();
+    expect(after.firstResponseTimeMs).toBeGreaterThanOrEqual(0);
+
+    const listed = await call<{ data: Message[] }>('GET', `/api/conversations/${id}/messages?limit=100`, {
+      token: tenant.apiKey,
+    });
+    expect(listed.body.data.map((message) => message.id).sort()).toEqual(
+      posted.map((message) => message.id).sort(),
+    );
+    // One event per message, none lost and none twice.
+    const events = (await messageEvents()).filter((event) => event.data.conversationId === id);
+    expect(events.map((event) => event.data.id).sort()).toEqual(posted.map((message) => message.id).sort());
+  });
+
+  it('keeps an If-Match taken before the posts valid, and PATCHes among the posts lose none of them', async () => {
+    const id = await newConversation();
+    const { version } = await read(id);
+
+    const posts = Array.from({ length: 20 }, (_, n) => post(id, n));
+    const patches = ['low', 'high', 'urgent', 'normal', 'high'].map((priority) =>
+      call<Conversation>('PATCH', `/api/conversations/${id}`, { token: tenant.apiKey, body: { priority } }),
+    );
+    const [postAnswers, patchAnswers] = await Promise.all([Promise.all(posts), Promise.all(patches)]);
+
+    expect(postAnswers.map((answer) => answer.status).filter((status) => status !== 201)).toEqual([]);
+    expect(patchAnswers.map((answer) => answer.status).filter((status) => status !== 200)).toEqual([]);
+    const after = await read(id);
+    expect(after.messageCount).toBe(20);
+    expect(after.version).toBe(version + 5);
+    expect(['low', 'high', 'urgent', 'normal']).toContain(after.priority);
+
+    const stale = await call('PATCH', `/api/conversations/${id}`, {
+      token: tenant.apiKey,
+      headers: { 'If-Match': `"${version}"` },
+      body: { priority: 'low' },
+    });
+    expect(stale.status).toBe(412);
+    const current = await call<Conversation>('PATCH', `/api/conversations/${id}`, {
+      token: tenant.apiKey,
+      headers: { 'If-Match': `"${after.version}"` },
+      body: { priority: 'low' },
+    });
+    expect(current.status).toBe(200);
+    expect(current.body.messageCount).toBe(20);
+  });
+
+  it('answers 404 to posts into a conversation deleted meanwhile, and counts none of them after it', async () => {
+    const id = await newConversation();
+    const answers = await Promise.all([
+      ...Array.from({ length: 10 }, (_, n) => post(id, n)),
+      call('POST', '/api/conversations/bulk-delete', {
+        token: tenant.apiKey,
+        body: { conversationIds: [id] },
+      }),
+    ]);
+    const statuses = answers.slice(0, 10).map((answer) => answer.status);
+    expect(statuses.every((status) => status === 201 || status === 404)).toBe(true);
+    expect(answers.at(-1)?.status).toBe(200);
+    expect((await call('GET', `/api/conversations/${id}`, { token: tenant.apiKey })).status).toBe(404);
+  });
+});
