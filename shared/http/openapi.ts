@@ -1,6 +1,7 @@
 import type { $ZodType } from 'zod/v4/core';
 import { toJSONSchema } from 'zod/v4/core';
 import { type ErrorCode, errorCodes } from '../errors';
+import { errorDetailsSchemas } from '../schemas/error-details';
 import { eventDataSchemas } from '../schemas/event-data';
 import { domainEvent } from '../schemas/event-feed';
 import { type DomainEventType, domainEventTypes } from '../schemas/events';
@@ -113,100 +114,8 @@ class Components {
 
 /* ---------------------------------------------------------------- errors */
 
-/** What `details` holds, per error code (absent codes carry none). */
-const detailsOf: Partial<Record<ErrorCode, { schema: JsonSchema; required?: string[] }>> = {
-  BAD_REQUEST: {
-    schema: {
-      field: { type: 'string', maxLength: 100, description: 'The offending input (e.g. `cursor`)' },
-      maxDepth: {
-        type: 'integer',
-        format: 'int32',
-        minimum: 1,
-        maximum: 1000,
-        description: 'The nesting a body may not exceed',
-      },
-    },
-  },
-  INTEGRATION_MODULE_REQUIRED: {
-    schema: {
-      module: { type: 'string', maxLength: 64, description: 'The module the organization lacks' },
-      feature: { type: 'string', maxLength: 100, description: 'The feature that needs it' },
-    },
-    required: ['module', 'feature'],
-  },
-  FORBIDDEN: {
-    schema: {
-      reason: { type: 'string', maxLength: 100, description: 'e.g. `outside_history_window`' },
-    },
-  },
-  NOT_FOUND: {
-    schema: {
-      ids: {
-        type: 'array',
-        maxItems: 100,
-        items: { type: 'string', maxLength: 100 },
-        description: 'Bulk calls: the ids that name nothing in the organization',
-      },
-    },
-  },
-  METHOD_NOT_ALLOWED: {
-    schema: {
-      allowed: {
-        type: 'array',
-        maxItems: 5,
-        items: { type: 'string', enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] },
-        description: 'The methods this path accepts (also in `Allow`)',
-      },
-    },
-    required: ['allowed'],
-  },
-  CONFLICT: {
-    schema: {
-      reason: { type: 'string', maxLength: 100, description: 'e.g. `edit_window_expired`' },
-    },
-  },
-  PRECONDITION_FAILED: {
-    schema: {
-      currentVersion: {
-        type: 'integer',
-        format: 'int64',
-        minimum: 1,
-        maximum: Number.MAX_SAFE_INTEGER,
-        description: 'The version the resource has now: read it again, or retry with this in `If-Match`',
-      },
-    },
-    required: ['currentVersion'],
-  },
-  PAYLOAD_TOO_LARGE: {
-    schema: { limitBytes: { type: 'integer', format: 'int32', minimum: 0, maximum: 2 ** 31 - 1 } },
-    required: ['limitBytes'],
-  },
-  VALIDATION_ERROR: {
-    schema: {
-      field: { type: 'string', maxLength: 200, description: 'The first offending field, as a dotted path' },
-      reason: { type: 'string', maxLength: 100, description: 'e.g. `row_limit_exceeded`' },
-      limit: {
-        type: 'integer',
-        format: 'int32',
-        minimum: 0,
-        maximum: 2 ** 31 - 1,
-        description: 'With `row_limit_exceeded`: the most conversations one export may match',
-      },
-    },
-    required: ['field'],
-  },
-  RATE_LIMITED: {
-    schema: {
-      retryAfterSeconds: { type: 'integer', format: 'int32', minimum: 0, maximum: 86_400 },
-      reason: {
-        type: 'string',
-        maxLength: 100,
-        description: 'Set when an organization-wide limit refused it, e.g. `transcript_email_limit`',
-      },
-    },
-    required: ['retryAfterSeconds'],
-  },
-};
+/** What `details` holds, per error code (absent codes carry none): the schemas errors are typed by. */
+const detailsSchemas: Partial<Record<ErrorCode, $ZodType>> = errorDetailsSchemas;
 
 const errorDescriptions: Record<ErrorCode, string> = {
   BAD_REQUEST: 'Malformed JSON, a body nested too deeply, or a malformed or foreign cursor',
@@ -235,7 +144,9 @@ function errorSchema(components: Components, code: ErrorCode): JsonSchema {
     enum: [...errorCodes],
     description: 'Every error code of the API',
   });
-  const details = detailsOf[code];
+  const detailsSchema = detailsSchemas[code];
+  const details = detailsSchema ? components.convert(detailsSchema, 'output') : undefined;
+  const detailsRequired = Array.isArray(details?.required) && details.required.length > 0;
   return components.add(errorSchemaName(code), {
     type: 'object',
     description: errorDescriptions[code],
@@ -244,7 +155,7 @@ function errorSchema(components: Components, code: ErrorCode): JsonSchema {
     properties: {
       error: {
         type: 'object',
-        required: ['code', 'message', 'correlationId', ...(details?.required?.length ? ['details'] : [])],
+        required: ['code', 'message', 'correlationId', ...(detailsRequired ? ['details'] : [])],
         additionalProperties: false,
         properties: {
           code: { allOf: [ref('ErrorCode')], enum: [code] },
@@ -259,16 +170,7 @@ function errorSchema(components: Components, code: ErrorCode): JsonSchema {
                 },
               }
             : {}),
-          ...(details
-            ? {
-                details: {
-                  type: 'object',
-                  additionalProperties: false,
-                  properties: details.schema,
-                  ...(details.required?.length ? { required: details.required } : {}),
-                },
-              }
-            : {}),
+          ...(details ? { details } : {}),
           correlationId: {
             type: 'string',
             maxLength: 128,
