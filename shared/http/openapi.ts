@@ -186,20 +186,28 @@ function errorSchema(components: Components, code: ErrorCode): JsonSchema {
 
 const int32 = (description: string) => ({
   description,
+  required: true,
   schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 2 ** 31 - 1 },
 });
 
+/**
+ * Marked `required` where they are used: each is sent on every answer that declares it, except
+ * `Idempotent-Replayed` (replays only) and the `RateLimit-*` headers of errors (see `mayCarry`).
+ */
 const headerComponents = {
   'X-Request-Id': {
     description: 'The request id (yours when you sent a well-formed one); error envelopes repeat it',
+    required: true,
     schema: { type: 'string', maxLength: 128 },
   },
   'Access-Control-Allow-Origin': {
     description: 'Any origin may call: credentials travel in headers, never in cookies',
+    required: true,
     schema: { type: 'string', enum: ['*'] },
   },
   ETag: {
     description: 'The resource version, for `If-Match` on the next write',
+    required: true,
     schema: { type: 'string', pattern: '^"[0-9]+"$', maxLength: 17 },
   },
   'RateLimit-Limit': int32('Requests a minute this credential may make'),
@@ -208,15 +216,18 @@ const headerComponents = {
   'Retry-After': int32('Seconds to wait before trying again'),
   'Idempotent-Replayed': {
     description: 'Present when this answer replays the first response to the same `Idempotency-Key`',
+    required: false,
     schema: { type: 'string', enum: ['true'] },
   },
   'Content-Disposition': {
     description: 'An attachment, with the file name to save it under',
+    required: true,
     schema: { type: 'string', maxLength: 200, pattern: '^attachment; filename="[A-Za-z0-9._-]+"$' },
   },
   'Set-Cookie': {
     description:
       'The cookie the operation sets or clears (see its description); `HttpOnly; Secure; SameSite=Strict; Path=/`',
+    required: true,
     schema: { type: 'string', maxLength: 1024 },
   },
 } as const;
@@ -224,6 +235,13 @@ type HeaderName = keyof typeof headerComponents;
 
 const headerRefs = (names: readonly HeaderName[]) =>
   Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+
+/**
+ * Headers an answer may carry or not: the component's own text and schema, inline, not required
+ * (a reference cannot change `required`).
+ */
+const mayCarry = (names: readonly HeaderName[]) =>
+  Object.fromEntries(names.map((name) => [name, { ...headerComponents[name], required: false }]));
 
 const parameterComponents = {
   IfMatch: {
@@ -273,6 +291,8 @@ function errorStatusesOf(route: AnyRoute): number[] {
       400,
       422,
       ...(route.body ? [413, 415] : []),
+      // A path id that names nothing, or is not even well-formed, is 404 whatever the route.
+      ...(route.params ? [404] : []),
       ...(callers.length ? [401, 403, 429] : []),
       ...(callers.includes('apiKey') ? [402] : []),
       ...(route.method === 'POST' && callers.length ? [409] : []),
@@ -430,16 +450,18 @@ function responseComponents(ctx: Context) {
     const headers: HeaderName[] = [
       'X-Request-Id',
       'Access-Control-Allow-Origin',
-      ...(limited && rateLimitedStatus(status)
-        ? (['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'] as const)
-        : []),
       ...(status === 429 || status === 503 ? (['Retry-After'] as const) : []),
     ];
     responses[name] = {
       description: errorDescriptions[code],
       headers: {
         ...headerRefs(headers),
-        ...(status === 401 ? { 'WWW-Authenticate': { schema: { type: 'string', enum: ['Bearer'] } } } : {}),
+        ...(limited && rateLimitedStatus(status)
+          ? mayCarry(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'])
+          : {}),
+        ...(status === 401
+          ? { 'WWW-Authenticate': { required: true, schema: { type: 'string', enum: ['Bearer'] } } }
+          : {}),
       },
       content: { 'application/json': { schema: errorSchema(ctx.components, code) } },
     };
