@@ -4,6 +4,9 @@
  * and scripts throw them too; `shared/http/errors.ts` holds the one mapping to status codes and
  * headers, and the error formatter writes the envelope.
  */
+import type { output } from 'zod/v4/core';
+import type { ErrorDetailsSchemas } from './schemas/error-details';
+
 export const errorCodes = [
   'BAD_REQUEST',
   'UNAUTHORIZED',
@@ -24,9 +27,19 @@ export const errorCodes = [
 
 export type ErrorCode = (typeof errorCodes)[number];
 
+/** Details as read back (the formatter, logs): whatever the code's schema allows. */
 export type ErrorDetails = Record<string, unknown>;
 
-export class ServiceError extends Error {
+/**
+ * The details a code may carry, typed from its schema (shared/schemas/error-details.ts, which the
+ * OpenAPI document states): `never` for codes that carry none. A type-only import: no bundle
+ * that throws an error loads zod for it.
+ */
+export type ErrorDetailsOf<C extends ErrorCode> = C extends keyof ErrorDetailsSchemas
+  ? output<ErrorDetailsSchemas[C]>
+  : never;
+
+export class ServiceError<C extends ErrorCode = ErrorCode> extends Error {
   readonly code: ErrorCode;
   readonly details: ErrorDetails | undefined;
   /** Every offending input field and its message (validation errors). */
@@ -35,9 +48,13 @@ export class ServiceError extends Error {
   readonly retryAfterSeconds: number | undefined;
 
   constructor(
-    code: ErrorCode,
+    code: C,
     message: string,
-    options: { details?: ErrorDetails; fields?: Record<string, string>; retryAfterSeconds?: number } = {},
+    options: {
+      details?: ErrorDetailsOf<C>;
+      fields?: Record<string, string>;
+      retryAfterSeconds?: number;
+    } = {},
   ) {
     super(message);
     this.name = new.target.name;
@@ -48,19 +65,19 @@ export class ServiceError extends Error {
   }
 }
 
-export class BadRequestError extends ServiceError {
-  constructor(message: string, details?: ErrorDetails) {
+export class BadRequestError extends ServiceError<'BAD_REQUEST'> {
+  constructor(message: string, details?: ErrorDetailsOf<'BAD_REQUEST'>) {
     super('BAD_REQUEST', message, { details });
   }
 }
 
-export class UnauthorizedError extends ServiceError {
+export class UnauthorizedError extends ServiceError<'UNAUTHORIZED'> {
   constructor(message = 'Authentication is missing or invalid') {
     super('UNAUTHORIZED', message);
   }
 }
 
-export class ModuleRequiredError extends ServiceError {
+export class ModuleRequiredError extends ServiceError<'INTEGRATION_MODULE_REQUIRED'> {
   constructor(module: string, feature: string) {
     super('INTEGRATION_MODULE_REQUIRED', `The organization needs the ${module} module for this feature`, {
       details: { module, feature },
@@ -68,31 +85,33 @@ export class ModuleRequiredError extends ServiceError {
   }
 }
 
-export class ForbiddenError extends ServiceError {
-  constructor(message = 'The credential is not allowed to do this', details?: ErrorDetails) {
+export class ForbiddenError extends ServiceError<'FORBIDDEN'> {
+  constructor(message = 'The credential is not allowed to do this', details?: ErrorDetailsOf<'FORBIDDEN'>) {
     super('FORBIDDEN', message, { details });
   }
 }
 
-export class NotFoundError extends ServiceError {
-  constructor(message = 'Resource not found', details?: ErrorDetails) {
+export class NotFoundError extends ServiceError<'NOT_FOUND'> {
+  constructor(message = 'Resource not found', details?: ErrorDetailsOf<'NOT_FOUND'>) {
     super('NOT_FOUND', message, { details });
   }
 }
 
-export class MethodNotAllowedError extends ServiceError {
-  constructor(allowed: readonly string[]) {
-    super('METHOD_NOT_ALLOWED', 'This path does not accept that method', { details: { allowed } });
+export class MethodNotAllowedError extends ServiceError<'METHOD_NOT_ALLOWED'> {
+  constructor(allowed: Readonly<ErrorDetailsOf<'METHOD_NOT_ALLOWED'>['allowed']>) {
+    super('METHOD_NOT_ALLOWED', 'This path does not accept that method', {
+      details: { allowed: [...allowed] },
+    });
   }
 }
 
-export class ConflictError extends ServiceError {
-  constructor(message: string, details?: ErrorDetails) {
+export class ConflictError extends ServiceError<'CONFLICT'> {
+  constructor(message: string, details?: ErrorDetailsOf<'CONFLICT'>) {
     super('CONFLICT', message, { details });
   }
 }
 
-export class PreconditionFailedError extends ServiceError {
+export class PreconditionFailedError extends ServiceError<'PRECONDITION_FAILED'> {
   constructor(currentVersion: number) {
     super('PRECONDITION_FAILED', 'If-Match does not match the current version', {
       details: { currentVersion },
@@ -100,28 +119,31 @@ export class PreconditionFailedError extends ServiceError {
   }
 }
 
-export class PayloadTooLargeError extends ServiceError {
+export class PayloadTooLargeError extends ServiceError<'PAYLOAD_TOO_LARGE'> {
   constructor(limitBytes: number) {
     super('PAYLOAD_TOO_LARGE', `The body exceeds ${limitBytes} bytes`, { details: { limitBytes } });
   }
 }
 
-export class UnsupportedMediaTypeError extends ServiceError {
+export class UnsupportedMediaTypeError extends ServiceError<'UNSUPPORTED_MEDIA_TYPE'> {
   constructor() {
     super('UNSUPPORTED_MEDIA_TYPE', 'Send JSON bodies with Content-Type: application/json');
   }
 }
 
-export class ValidationError extends ServiceError {
-  constructor(message: string, fields: Record<string, string>, details: ErrorDetails = {}) {
-    const first = Object.keys(fields)[0];
+/** What a validation error tells beyond the field it names first. */
+type ValidationDetails = Omit<ErrorDetailsOf<'VALIDATION_ERROR'>, 'field'>;
+
+export class ValidationError extends ServiceError<'VALIDATION_ERROR'> {
+  constructor(message: string, fields: Record<string, string>, details: ValidationDetails = {}) {
     super('VALIDATION_ERROR', message, {
       fields,
-      details: { ...(first ? { field: first } : {}), ...details },
+      // Every caller names at least one field; the first is the one integrators look at.
+      details: { field: Object.keys(fields)[0] ?? '', ...details },
     });
   }
 
-  static field(field: string, message: string, details: ErrorDetails = {}): ValidationError {
+  static field(field: string, message: string, details: ValidationDetails = {}): ValidationError {
     return new ValidationError(message, { [field]: message }, details);
   }
 }
@@ -133,13 +155,17 @@ export interface RateQuota {
   resetSeconds: number;
 }
 
-export class RateLimitedError extends ServiceError {
+export class RateLimitedError extends ServiceError<'RATE_LIMITED'> {
   /** The limit that refused, when it is not the credential's own (which the stack reports anyway). */
   readonly quota: RateQuota | undefined;
 
   constructor(
     retryAfterSeconds: number,
-    options: { quota?: RateQuota; message?: string; details?: ErrorDetails } = {},
+    options: {
+      quota?: RateQuota;
+      message?: string;
+      details?: Omit<ErrorDetailsOf<'RATE_LIMITED'>, 'retryAfterSeconds'>;
+    } = {},
   ) {
     super('RATE_LIMITED', options.message ?? 'Too many requests', {
       details: { retryAfterSeconds, ...options.details },
@@ -149,13 +175,13 @@ export class RateLimitedError extends ServiceError {
   }
 }
 
-export class UpstreamError extends ServiceError {
-  constructor(message: string, details?: ErrorDetails) {
+export class UpstreamError extends ServiceError<'UPSTREAM_ERROR'> {
+  constructor(message: string, details?: ErrorDetailsOf<'UPSTREAM_ERROR'>) {
     super('UPSTREAM_ERROR', message, { details });
   }
 }
 
-export class ServiceUnavailableError extends ServiceError {
+export class ServiceUnavailableError extends ServiceError<'SERVICE_UNAVAILABLE'> {
   constructor(message = 'The service is temporarily unavailable, retry shortly', retryAfterSeconds = 1) {
     super('SERVICE_UNAVAILABLE', message, { retryAfterSeconds });
   }

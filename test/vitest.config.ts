@@ -22,6 +22,7 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['test/integration/global-setup.ts'],
+          setupFiles: ['test/integration/response-conformance.setup.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },

@@ -25,10 +25,11 @@ export function accessRules(caller: OrgCaller, organization: Organization) {
       throw new NotFoundError('Conversation not found');
     }
     const cutoff = historyCutoff(organization);
-    if (cutoff && conversation.lastMessageAt < cutoff) {
+    const days = organization.historyWindowDays;
+    if (cutoff && days !== null && conversation.lastMessageAt < cutoff) {
       throw new ForbiddenError('This conversation is outside the organization history window', {
         reason: 'outside_history_window',
-        historyWindowDays: organization.historyWindowDays,
+        historyWindowDays: days,
       });
     }
   };

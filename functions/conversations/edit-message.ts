@@ -113,7 +113,7 @@ export const editMessage = route({
   params: messageParams,
   body: editMessageBody,
   response: { status: 200, schema: message, description: 'The message after the edit' },
-  errors: [404],
+  errors: [404, 409],
   examples: {
     request: { content: 'It left our warehouse this morning: tracking number 1Z999AA1' },
     response: {

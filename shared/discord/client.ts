@@ -61,7 +61,10 @@ export async function lookupChannel(channelId: string, send?: Send): Promise<{ n
   const response = await call('GET', `/channels/${channelId}`, { timeoutMs: LOOKUP_TIMEOUT_MS, send });
   const status = response.status;
   if (response.error !== null || status === null) {
-    throw new UpstreamError('Discord could not be reached', { service: 'discord', reason: response.error });
+    throw new UpstreamError('Discord could not be reached', {
+      service: 'discord',
+      ...(response.error ? { reason: response.error } : {}),
+    });
   }
   if (status === 403 || status === 404) {
     throw ValidationError.field(

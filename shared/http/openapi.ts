@@ -1,6 +1,7 @@
 import type { $ZodType } from 'zod/v4/core';
 import { toJSONSchema } from 'zod/v4/core';
 import { type ErrorCode, errorCodes } from '../errors';
+import { errorDetailsSchemas } from '../schemas/error-details';
 import { eventDataSchemas } from '../schemas/event-data';
 import { domainEvent } from '../schemas/event-feed';
 import { type DomainEventType, domainEventTypes } from '../schemas/events';
@@ -113,100 +114,8 @@ class Components {
 
 /* ---------------------------------------------------------------- errors */
 
-/** What `details` holds, per error code (absent codes carry none). */
-const detailsOf: Partial<Record<ErrorCode, { schema: JsonSchema; required?: string[] }>> = {
-  BAD_REQUEST: {
-    schema: {
-      field: { type: 'string', maxLength: 100, description: 'The offending input (e.g. `cursor`)' },
-      maxDepth: {
-        type: 'integer',
-        format: 'int32',
-        minimum: 1,
-        maximum: 1000,
-        description: 'The nesting a body may not exceed',
-      },
-    },
-  },
-  INTEGRATION_MODULE_REQUIRED: {
-    schema: {
-      module: { type: 'string', maxLength: 64, description: 'The module the organization lacks' },
-      feature: { type: 'string', maxLength: 100, description: 'The feature that needs it' },
-    },
-    required: ['module', 'feature'],
-  },
-  FORBIDDEN: {
-    schema: {
-      reason: { type: 'string', maxLength: 100, description: 'e.g. `outside_history_window`' },
-    },
-  },
-  NOT_FOUND: {
-    schema: {
-      ids: {
-        type: 'array',
-        maxItems: 100,
-        items: { type: 'string', maxLength: 100 },
-        description: 'Bulk calls: the ids that name nothing in the organization',
-      },
-    },
-  },
-  METHOD_NOT_ALLOWED: {
-    schema: {
-      allowed: {
-        type: 'array',
-        maxItems: 5,
-        items: { type: 'string', enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] },
-        description: 'The methods this path accepts (also in `Allow`)',
-      },
-    },
-    required: ['allowed'],
-  },
-  CONFLICT: {
-    schema: {
-      reason: { type: 'string', maxLength: 100, description: 'e.g. `edit_window_expired`' },
-    },
-  },
-  PRECONDITION_FAILED: {
-    schema: {
-      currentVersion: {
-        type: 'integer',
-        format: 'int64',
-        minimum: 1,
-        maximum: Number.MAX_SAFE_INTEGER,
-        description: 'The version the resource has now: read it again, or retry with this in `If-Match`',
-      },
-    },
-    required: ['currentVersion'],
-  },
-  PAYLOAD_TOO_LARGE: {
-    schema: { limitBytes: { type: 'integer', format: 'int32', minimum: 0, maximum: 2 ** 31 - 1 } },
-    required: ['limitBytes'],
-  },
-  VALIDATION_ERROR: {
-    schema: {
-      field: { type: 'string', maxLength: 200, description: 'The first offending field, as a dotted path' },
-      reason: { type: 'string', maxLength: 100, description: 'e.g. `row_limit_exceeded`' },
-      limit: {
-        type: 'integer',
-        format: 'int32',
-        minimum: 0,
-        maximum: 2 ** 31 - 1,
-        description: 'With `row_limit_exceeded`: the most conversations one export may match',
-      },
-    },
-    required: ['field'],
-  },
-  RATE_LIMITED: {
-    schema: {
-      retryAfterSeconds: { type: 'integer', format: 'int32', minimum: 0, maximum: 86_400 },
-      reason: {
-        type: 'string',
-        maxLength: 100,
-        description: 'Set when an organization-wide limit refused it, e.g. `transcript_email_limit`',
-      },
-    },
-    required: ['retryAfterSeconds'],
-  },
-};
+/** What `details` holds, per error code (absent codes carry none): the schemas errors are typed by. */
+const detailsSchemas: Partial<Record<ErrorCode, $ZodType>> = errorDetailsSchemas;
 
 const errorDescriptions: Record<ErrorCode, string> = {
   BAD_REQUEST: 'Malformed JSON, a body nested too deeply, or a malformed or foreign cursor',
@@ -235,7 +144,9 @@ function errorSchema(components: Components, code: ErrorCode): JsonSchema {
     enum: [...errorCodes],
     description: 'Every error code of the API',
   });
-  const details = detailsOf[code];
+  const detailsSchema = detailsSchemas[code];
+  const details = detailsSchema ? components.convert(detailsSchema, 'output') : undefined;
+  const detailsRequired = Array.isArray(details?.required) && details.required.length > 0;
   return components.add(errorSchemaName(code), {
     type: 'object',
     description: errorDescriptions[code],
@@ -244,7 +155,7 @@ function errorSchema(components: Components, code: ErrorCode): JsonSchema {
     properties: {
       error: {
         type: 'object',
-        required: ['code', 'message', 'correlationId', ...(details?.required?.length ? ['details'] : [])],
+        required: ['code', 'message', 'correlationId', ...(detailsRequired ? ['details'] : [])],
         additionalProperties: false,
         properties: {
           code: { allOf: [ref('ErrorCode')], enum: [code] },
@@ -259,16 +170,7 @@ function errorSchema(components: Components, code: ErrorCode): JsonSchema {
                 },
               }
             : {}),
-          ...(details
-            ? {
-                details: {
-                  type: 'object',
-                  additionalProperties: false,
-                  properties: details.schema,
-                  ...(details.required?.length ? { required: details.required } : {}),
-                },
-              }
-            : {}),
+          ...(details ? { details } : {}),
           correlationId: {
             type: 'string',
             maxLength: 128,
@@ -284,20 +186,28 @@ function errorSchema(components: Components, code: ErrorCode): JsonSchema {
 
 const int32 = (description: string) => ({
   description,
+  required: true,
   schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 2 ** 31 - 1 },
 });
 
+/**
+ * Marked `required` where they are used: each is sent on every answer that declares it, except
+ * `Idempotent-Replayed` (replays only) and the `RateLimit-*` headers of errors (see `mayCarry`).
+ */
 const headerComponents = {
   'X-Request-Id': {
     description: 'The request id (yours when you sent a well-formed one); error envelopes repeat it',
+    required: true,
     schema: { type: 'string', maxLength: 128 },
   },
   'Access-Control-Allow-Origin': {
     description: 'Any origin may call: credentials travel in headers, never in cookies',
+    required: true,
     schema: { type: 'string', enum: ['*'] },
   },
   ETag: {
     description: 'The resource version, for `If-Match` on the next write',
+    required: true,
     schema: { type: 'string', pattern: '^"[0-9]+"$', maxLength: 17 },
   },
   'RateLimit-Limit': int32('Requests a minute this credential may make'),
@@ -306,15 +216,18 @@ const headerComponents = {
   'Retry-After': int32('Seconds to wait before trying again'),
   'Idempotent-Replayed': {
     description: 'Present when this answer replays the first response to the same `Idempotency-Key`',
+    required: false,
     schema: { type: 'string', enum: ['true'] },
   },
   'Content-Disposition': {
     description: 'An attachment, with the file name to save it under',
+    required: true,
     schema: { type: 'string', maxLength: 200, pattern: '^attachment; filename="[A-Za-z0-9._-]+"$' },
   },
   'Set-Cookie': {
     description:
       'The cookie the operation sets or clears (see its description); `HttpOnly; Secure; SameSite=Strict; Path=/`',
+    required: true,
     schema: { type: 'string', maxLength: 1024 },
   },
 } as const;
@@ -322,6 +235,13 @@ type HeaderName = keyof typeof headerComponents;
 
 const headerRefs = (names: readonly HeaderName[]) =>
   Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+
+/**
+ * Headers an answer may carry or not: the component's own text and schema, inline, not required
+ * (a reference cannot change `required`).
+ */
+const mayCarry = (names: readonly HeaderName[]) =>
+  Object.fromEntries(names.map((name) => [name, { ...headerComponents[name], required: false }]));
 
 const parameterComponents = {
   IfMatch: {
@@ -371,6 +291,8 @@ function errorStatusesOf(route: AnyRoute): number[] {
       400,
       422,
       ...(route.body ? [413, 415] : []),
+      // A path id that names nothing, or is not even well-formed, is 404 whatever the route.
+      ...(route.params ? [404] : []),
       ...(callers.length ? [401, 403, 429] : []),
       ...(callers.includes('apiKey') ? [402] : []),
       ...(route.method === 'POST' && callers.length ? [409] : []),
@@ -528,16 +450,18 @@ function responseComponents(ctx: Context) {
     const headers: HeaderName[] = [
       'X-Request-Id',
       'Access-Control-Allow-Origin',
-      ...(limited && rateLimitedStatus(status)
-        ? (['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'] as const)
-        : []),
       ...(status === 429 || status === 503 ? (['Retry-After'] as const) : []),
     ];
     responses[name] = {
       description: errorDescriptions[code],
       headers: {
         ...headerRefs(headers),
-        ...(status === 401 ? { 'WWW-Authenticate': { schema: { type: 'string', enum: ['Bearer'] } } } : {}),
+        ...(limited && rateLimitedStatus(status)
+          ? mayCarry(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'])
+          : {}),
+        ...(status === 401
+          ? { 'WWW-Authenticate': { required: true, schema: { type: 'string', enum: ['Bearer'] } } }
+          : {}),
       },
       content: { 'application/json': { schema: errorSchema(ctx.components, code) } },
     };

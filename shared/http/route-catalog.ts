@@ -1,3 +1,4 @@
+import type { HttpMethod } from './route';
 import { methodsOf, type RouteIndex } from './router';
 
 /**
@@ -9,7 +10,7 @@ import { methodsOf, type RouteIndex } from './router';
  */
 export interface RouteCatalog {
   /** Path template → its methods, in route-table order. */
-  methods: Readonly<Record<string, readonly string[]>>;
+  methods: Readonly<Record<string, readonly HttpMethod[]>>;
   openApi: Readonly<Record<string, unknown>>;
 }
 

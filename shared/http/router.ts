@@ -1,4 +1,4 @@
-import type { AnyRoute } from './route';
+import type { AnyRoute, HttpMethod } from './route';
 
 /**
  * Route lookup by API Gateway's own resource template (`event.resource`), so a request costs one map
@@ -6,18 +6,18 @@ import type { AnyRoute } from './route';
  */
 export interface RouteIndex {
   find(method: string, resource: string): AnyRoute | undefined;
-  methodsOf(resource: string): readonly string[];
+  methodsOf(resource: string): readonly HttpMethod[];
 }
 
 /** Each path template's methods, in route order (the `Allow` of a 405, a preflight's methods). */
-export function methodsByPath(routes: readonly AnyRoute[]): Record<string, string[]> {
-  const methods: Record<string, string[]> = {};
+export function methodsByPath(routes: readonly AnyRoute[]): Record<string, HttpMethod[]> {
+  const methods: Record<string, HttpMethod[]> = {};
   for (const route of routes) methods[route.path] = [...(methods[route.path] ?? []), route.method];
   return methods;
 }
 
 /** Own paths only: a resource named like an Object.prototype member is no route. */
-export const methodsOf = (methods: Readonly<Record<string, readonly string[]>>, resource: string) =>
+export const methodsOf = (methods: Readonly<Record<string, readonly HttpMethod[]>>, resource: string) =>
   Object.hasOwn(methods, resource) ? (methods[resource] ?? []) : [];
 
 export function indexRoutes(routes: readonly AnyRoute[]): RouteIndex {

@@ -16,11 +16,18 @@ export interface CallOptions {
 }
 
 let baseUrlOverride: string | undefined;
+/** Every gateway this test file has called: their answers are held to the OpenAPI document. */
+const gatewayOrigins = new Set<string>();
 
 /** Points this test file's calls at another gateway (an in-process stack with its own clock). */
 export function useBaseUrl(url: string): void {
   baseUrlOverride = url;
+  gatewayOrigins.add(new URL(url).origin);
 }
+
+/** Whether a URL is the service's: the shared stack's gateway, or one this file started. */
+export const isServiceUrl = (url: URL): boolean =>
+  url.origin === new URL(inject('baseUrl')).origin || gatewayOrigins.has(url.origin);
 
 /** One HTTP call to the local gateway, as an integrator would make it. */
 export async function call<T = Record<string, unknown>>(

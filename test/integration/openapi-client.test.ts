@@ -117,8 +117,11 @@ describe('a typed client generated from GET /api/openapi.json', () => {
   it('creates, answers, updates with If-Match, meets a 412 and pages the messages', async () => {
     const tenant = await createTenant();
     const visitor = await createVisitor(tenant.widgetKey, { identifier: 'ada@example.com' });
-    const result = await run(bin('tsx'), ['program.ts'], dir, {
+    // The program's own answers are held to the served document too, in its own process.
+    const conformance = join(repoRoot, 'test/helpers/response-conformance.register.ts');
+    const result = await run(bin('tsx'), ['--import', conformance, 'program.ts'], dir, {
       BASE_URL: inject('baseUrl'),
+      CONFORMANCE_BASE_URL: inject('baseUrl'),
       API_KEY: tenant.apiKey,
       VISITOR_ID: visitor.visitor.id,
       OPERATOR_ID: tenant.operatorId,

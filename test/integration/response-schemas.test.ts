@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { safeParse, toJSONSchema } from 'zod/v4/core';
 import { allRoutes } from '../../functions/routes';
 import { buildOpenApi } from '../../shared/http/openapi';
 import type { AnyRoute } from '../../shared/http/route';
@@ -7,8 +6,9 @@ import { call, createTenant, createVisitor, platformToken, type Tenant } from '.
 import { channelIdForTest, fakeDiscordControl } from '../helpers/fake-discord';
 
 /**
- * What the OpenAPI document promises is what the service answers: one realistic call per route,
- * its status and body checked against the route's own response schema.
+ * Every route's success answer is exercised: one realistic call per route, answered with the
+ * status the route declares. What the answer holds is checked against the served OpenAPI document
+ * by the check every integration test's answers go through.
  */
 interface Sample {
   token?: string;
@@ -484,30 +484,6 @@ beforeAll(async () => {
   ]);
 });
 
-type JsonSchema = {
-  properties?: Record<string, JsonSchema>;
-  items?: JsonSchema;
-  anyOf?: JsonSchema[];
-  type?: unknown;
-};
-
-/** Fields the schema does not declare (zod objects strip them silently, so parsing alone cannot tell). */
-function undeclaredFields(value: unknown, schema: JsonSchema, path = ''): string[] {
-  if (Array.isArray(value))
-    return schema.items
-      ? value.flatMap((item, i) => undeclaredFields(item, schema.items ?? {}, `${path}.${i}`))
-      : [];
-  if (typeof value !== 'object' || value === null) return [];
-  const candidates = schema.anyOf ?? [schema];
-  const objectSchema = candidates.find((candidate) => candidate.properties);
-  if (!objectSchema?.properties) return [];
-  const properties = objectSchema.properties;
-  return Object.entries(value).flatMap(([key, nested]) => {
-    const declared = properties[key];
-    return declared ? undeclaredFields(nested, declared, `${path}.${key}`) : [`${path}.${key}`];
-  });
-}
-
 type Documented = {
   paths: Record<string, Record<string, { responses: Record<number, { headers?: Record<string, unknown> }> }>>;
 };
@@ -516,35 +492,23 @@ const documented = buildOpenApi(allRoutes(), 'test') as unknown as Documented;
 const routes = allRoutes().map((route) => [`${route.method} ${route.path}`, route] as const);
 
 describe.each(routes)('%s', (name: string, route: AnyRoute) => {
-  it('answers with its documented status and a body that matches its response schema', async () => {
+  it('answers with its documented success status', async () => {
     const sample = samples.get(name);
     expect(sample, `no sample request for ${name}: add one here`).toBeDefined();
     if (!sample) return;
+    // The body, the content type and the required headers are checked against the served document
+    // on the way in (test/integration/response-conformance.setup.ts), as for every other answer.
     const response = await call(route.method, sample.path, {
       token: sample.token,
       headers: sample.headers,
       body: sample.body,
     });
     expect(response.status, response.text).toBe(route.response.status);
-    const body = response.headers.get('content-type')?.startsWith('application/json')
-      ? response.body
-      : response.text;
-    const parsed = safeParse(route.response.schema, body);
-    expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
-    const schema = toJSONSchema(route.response.schema, {
-      io: 'output',
-      unrepresentable: 'any',
-    }) as JsonSchema;
-    expect(undeclaredFields(body, schema)).toEqual([]);
-    // The headers the document declares on this answer are the ones it carries.
+    // A client may read ETag as the version: it is sent exactly where the document declares it.
     const declared = Object.keys(
-      (documented.paths[route.path]?.[route.method.toLowerCase()]?.responses[route.response.status]
-        ?.headers ?? {}) as Record<string, unknown>,
+      documented.paths[route.path]?.[route.method.toLowerCase()]?.responses[route.response.status]?.headers ??
+        {},
     );
-    expect(declared).toContain('X-Request-Id');
-    const optional = new Set(['Idempotent-Replayed']);
-    for (const header of declared.filter((name) => !optional.has(name)))
-      expect(response.headers.get(header), `${header} on ${name}`).not.toBeNull();
     expect(response.headers.get('etag') !== null, 'ETag sent exactly when declared').toBe(
       declared.includes('ETag'),
     );

@@ -1,9 +1,13 @@
-import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { allRoutes } from '../../functions/routes';
 import { buildOpenApi } from '../../shared/http/openapi';
-import { resolvePointer } from './linters';
+import {
+  describeErrors,
+  documentSchemas,
+  isJsonMediaType,
+  isObject,
+  type Json,
+} from '../helpers/openapi-schemas';
 
 /**
  * Every request body and every 2xx JSON response of the document carries an example (`example`, or
@@ -12,58 +16,8 @@ import { resolvePointer } from './linters';
  * mock servers and the reference page show. Webhook payloads (the `webhooks` section) too.
  */
 
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 const document: Json = buildOpenApi(allRoutes(), 'test');
-
-/** A `$ref` to another part of the document, followed (a few hops at most). */
-function deref(node: unknown): unknown {
-  let current = node;
-  for (let hops = 0; hops < 10 && isObject(current) && typeof current.$ref === 'string'; hops++) {
-    current = resolvePointer(document, current.$ref);
-  }
-  return current;
-}
-
-// The document's schemas are registered once under an id; a media type's schema is compiled with
-// its local refs (`#/components/...`) pointed at that id. OpenAPI's own keywords (`example`,
-// `discriminator`, `xml`, `externalDocs`) are not JSON Schema: strict mode off, so they are ignored.
-const DOCUMENT_ID = 'https://openapi.invalid/document.json';
-const ajv = new Ajv2020({ strict: false, allErrors: true, logger: false });
-addFormats(ajv);
-ajv.addSchema({ $id: DOCUMENT_ID, components: isObject(document.components) ? document.components : {} });
-
-function withDocumentRefs(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(withDocumentRefs);
-  if (!isObject(node)) return node;
-  return Object.fromEntries(
-    Object.entries(node).map(([key, value]) =>
-      key === '$ref' && typeof value === 'string' && value.startsWith('#/')
-        ? [key, `${DOCUMENT_ID}${value}`]
-        : [key, withDocumentRefs(value)],
-    ),
-  );
-}
-
-const validators = new Map<unknown, ValidateFunction>();
-function validatorOf(schema: unknown): ValidateFunction {
-  let validate = validators.get(schema);
-  if (!validate) {
-    validate = ajv.compile(withDocumentRefs(schema) as Json);
-    validators.set(schema, validate);
-  }
-  return validate;
-}
-
-const describeErrors = (errors: readonly ErrorObject[] | null | undefined): string =>
-  (errors ?? [])
-    .slice(0, 5)
-    .map((error) => `${error.instancePath || '/'} ${error.message ?? ''} ${JSON.stringify(error.params)}`)
-    .join('; ');
-
-const isJson = (mediaType: string): boolean => /^application\/(?:[\w.+-]+\+)?json\b/i.test(mediaType);
+const { deref, validatorOf } = documentSchemas(document);
 
 /** The problems with the examples of one media type: missing when required, or not valid. */
 function checkMedia(where: string, mediaType: string, media: unknown, required: boolean): string[] {
@@ -109,7 +63,9 @@ function checkOperation(operation: Json): string[] {
     const success = /^2(?:\d\d|XX)$/.test(status);
     for (const [mediaType, media] of Object.entries(response.content)) {
       // 2xx JSON answers need an example; any other example present must still be valid.
-      problems.push(...checkMedia(`response ${status}`, mediaType, media, success && isJson(mediaType)));
+      problems.push(
+        ...checkMedia(`response ${status}`, mediaType, media, success && isJsonMediaType(mediaType)),
+      );
     }
   }
   return problems;

@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isObject, resolvePointer } from '../helpers/openapi-schemas';
 
 /**
  * Runs the stock OpenAPI linters (Redocly CLI with `redocly.yaml`, Spectral with `.spectral.yaml`)
@@ -15,10 +16,6 @@ const bin = (name: string): string => join(repoRoot, 'node_modules', '.bin', nam
 
 /** Each CLI on its own; both together stay well under 30 s on a two-core machine. */
 const CLI_TIMEOUT_MS = 60_000;
-
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 interface CliRun {
   stdout: string;
@@ -80,17 +77,7 @@ function collectRefs(node: unknown, into: string[]): void {
   }
 }
 
-const unescapePointer = (segment: string): string => segment.replace(/~1/g, '/').replace(/~0/g, '~');
 const escapePointer = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
-
-export function resolvePointer(document: unknown, ref: string): unknown {
-  let node: unknown = document;
-  for (const segment of ref.replace(/^#\/?/, '').split('/').filter(Boolean)) {
-    if (!isObject(node) && !Array.isArray(node)) return undefined;
-    node = (node as Json)[unescapePointer(segment)];
-  }
-  return node;
-}
 
 /** `#/components/schemas/Conversation/properties/id` → `#/components/schemas/Conversation`. */
 const componentOf = (pointer: string): string => pointer.split('/').slice(0, 4).join('/');
