@@ -126,6 +126,14 @@ export const keys = {
   event: (orgId: string, eventId: string): Key => ({ pk: `${org(orgId)}#EVENTS`, sk: `EVENT#${eventId}` }),
   eventsPartition: (orgId: string) => `${org(orgId)}#EVENTS`,
   eventPrefix: 'EVENT#',
+  /**
+   * The sort key between the events minted before `ms` and those minted at or after it: UUIDv7 ids
+   * begin with their millisecond, so this prefix sorts above every earlier id and below every later one.
+   */
+  eventKeyAt: (ms: number): string => {
+    const hex = ms.toString(16).padStart(12, '0');
+    return `EVENT#${hex.slice(0, 8)}-${hex.slice(8, 12)}`;
+  },
   /** Realtime notices (message_edited, note invalidation, snooze) for connected clients; short-lived. */
   realtime: (orgId: string, noticeId: string): Key => ({
     pk: `${org(orgId)}#REALTIME`,
