@@ -272,6 +272,23 @@ export const keys = {
     pk: `${org(orgId)}#SURVEY#${surveyId}`,
     sk: 'SURVEY',
   }),
+  /**
+   * Sparse gsi1 entry of an active survey response: the organization's responses by the instant they
+   * were given (the analytics export counts part of a day from it). Removed when the response is deleted.
+   */
+  surveyByTime: (orgId: string, createdAt: string, conversationId: string, surveyId: string) => ({
+    gsi1pk: `${org(orgId)}#SURVEYS`,
+    gsi1sk: `${createdAt}#${conversationId}#${surveyId}`,
+  }),
+  surveysByTimePartition: (orgId: string) => ({ index: 'gsi1', pk: `${org(orgId)}#SURVEYS` }) as const,
+  /** What a `surveyByTime` sort key names; undefined for any other value. */
+  surveyByTimeOf: (
+    gsi1sk: string,
+  ): { createdAt: string; conversationId: string; surveyId: string } | undefined => {
+    const [createdAt, conversationId, surveyId, ...rest] = gsi1sk.split('#');
+    if (!createdAt || !conversationId || !surveyId || rest.length) return undefined;
+    return { createdAt, conversationId, surveyId };
+  },
 
   idempotency: (orgId: string, idempotencyKey: string): Key => ({
     pk: `${org(orgId)}#IDEMPOTENCY#${idempotencyKey}`,
