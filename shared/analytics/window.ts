@@ -83,7 +83,7 @@ export type DayPlan = { day: string; span: Span } & (
  */
 export function planDays(window: Span, nowMs: number): DayPlan[] {
   const plans: DayPlan[] = [];
-  for (let start = window.from - (window.from % DAY_MS); start < window.to; start += DAY_MS) {
+  for (let start = Math.floor(window.from / DAY_MS) * DAY_MS; start < window.to; start += DAY_MS) {
     const end = start + DAY_MS;
     const span = { from: Math.max(window.from, start), to: Math.min(window.to, end) };
     const day = dayOf(iso(start));

@@ -124,6 +124,15 @@ describe('planDays', () => {
     expect(spansToCount(plans)).toHaveLength(2);
   });
 
+  it('finds the UTC days of windows before 1970 too', () => {
+    const plans = planDays({ from: at('1969-12-31T12:00:00.000Z'), to: at('1970-01-02T00:00:00.000Z') }, NOW);
+
+    expect(plans.map((plan) => [plan.day, plan.count, iso(plan.span.from)])).toEqual([
+      ['1969-12-31', 'items', '1969-12-31T12:00:00.000Z'],
+      ['1970-01-01', 'counters', '1970-01-01T00:00:00.000Z'],
+    ]);
+  });
+
   it('reads a past edge directly when the part covered is the shorter one', () => {
     const [plan] = planDays(
       { from: at('2026-11-20T18:00:00.000Z'), to: at('2026-11-21T00:00:00.000Z') },
