@@ -85,7 +85,8 @@ export function routeTable(): readonly RouteGroup[] {
     },
     {
       name: 'analytics',
-      description: 'survey (CSAT) responses, CSAT analytics and the analytics export, from daily aggregates',
+      description:
+        'survey (CSAT) responses, CSAT analytics and the analytics export, from daily aggregates (part-days item by item)',
       routes: analyticsRoutes,
     },
   ];

@@ -1,20 +1,24 @@
-import { addDays, dayOf, daysBetween } from '../../shared/analytics/days';
 import { analyticsRows } from '../../shared/analytics/export';
+import {
+  DAY_MS,
+  DEFAULT_WINDOW_DAYS,
+  dayFigures,
+  exportWindow,
+  MAX_WINDOW_DAYS,
+  planDays,
+  spansToCount,
+} from '../../shared/analytics/window';
 import { clock } from '../../shared/clock';
+import { countSpans, PART_DAY_HORIZON_MS } from '../../shared/db/activity';
+import { EVENT_RETENTION_MS } from '../../shared/db/events';
 import { stats } from '../../shared/db/stats';
-import { ValidationError } from '../../shared/errors';
 import { csvRow } from '../../shared/exports/csv';
 import { reply, route } from '../../shared/http/route';
 import { analyticsCsvExample } from '../../shared/schemas/examples';
 import { analyticsExportQuery } from '../../shared/schemas/survey';
 import * as z from '../../shared/schemas/zod';
 
-/** Days one export may cover: a year of daily figures, read in one round trip (four Queries). */
-const MAX_DAYS = 366;
-/** The default window: the 30 UTC days ending today. */
-const DEFAULT_DAYS = 30;
-
-const dayOfMs = (ms: number) => dayOf(new Date(ms).toISOString());
+const days = (ms: number) => Math.floor(ms / DAY_MS);
 
 export const exportAnalytics = route({
   method: 'GET',
@@ -22,9 +26,10 @@ export const exportAnalytics = route({
   operationId: 'exportAnalytics',
   summary: 'Export analytics as CSV',
   description: [
-    'A `text/csv` attachment with the columns `metric,value,period_start,period_end`. The figures are kept per UTC day as the data is written, so a window covers the whole days its bounds fall in: `date_from` and `date_to` (ISO 8601 instants, or dates) name the first and last day; without them the window is the 30 days ending today (today so far included). `period_start` is the first day’s midnight and `period_end` the midnight after the last day (excluded). At most 366 days (422 `date_from`); `date_from` after `date_to` is 422.',
-    'The first rows cover the whole window, then the same metrics follow for each day, oldest first: `conversations_created`, `conversations_closed` (every move to `closed`), `messages_total`, `messages_from_visitors`, `messages_from_operators`, `first_responses` (conversations whose first operator answer came that day), `first_response_time_mean_ms`, `first_response_time_median_ms` (from a histogram of fixed buckets: the upper bound of the bucket holding the median, so the true median is at most this value and above the bucket below; the bounds are 30 s, 1, 2, 5, 10, 15 and 30 min, 1, 2, 4, 8, 24 and 48 h, and a median above 48 h reads 172800000), `csat_responses`, `csat_average_score`, `csat_response_rate` (responses ÷ closed, capped at 1), `csat_score_1`…`csat_score_5`. A mean or median with nothing to measure is an empty cell. Deleting a conversation removes its survey response from the CSAT figures; its other figures stay (they happened).',
-    'The cost grows with the days asked, never with the organization’s data.',
+    `A \`text/csv\` attachment with the columns \`metric,value,period_start,period_end\`. The window runs from \`date_from\` (included) to \`date_to\` (excluded), to the millisecond: ISO 8601 instants with any offset, or dates (a date is its UTC midnight, so \`date_from=2026-11-01&date_to=2026-12-01\` is November). Without \`date_to\` it ends at the request time; without \`date_from\` it starts ${DEFAULT_WINDOW_DAYS} days before its end. \`date_from\` must be before \`date_to\` and the window at most ${MAX_WINDOW_DAYS} days long (else 422 \`date_from\`). A bound more than ${days(PART_DAY_HORIZON_MS)} days before the request time must be a UTC midnight (422 naming it otherwise): within a day the figures are counted item by item from the organization’s event log, which is kept ${days(EVENT_RETENTION_MS)} days. \`granularity\` other than \`day\`, or \`format\` other than \`csv\`, is 422.`,
+    'First comes one row per metric for the whole window: `period_start` and `period_end` are exactly its bounds. With `granularity=day`, one row per metric and UTC day follows, oldest day first: `period_start` the day’s UTC midnight and `period_end` the next one, the first and last days cut to the window. Every `period_end` is excluded.',
+    'The metrics count exactly what happened within the period: `conversations_created`, `conversations_closed` (every move to `closed`), `messages_total`, `messages_from_visitors`, `messages_from_operators`, `first_responses` (conversations whose first operator answer came in the period), `first_response_time_mean_ms`, `first_response_time_median_ms` (from a histogram of fixed buckets: the upper bound of the bucket holding the median, so the true median is at most this value and above the bucket below; the bounds are 30 s, 1, 2, 5, 10, 15 and 30 min, 1, 2, 4, 8, 24 and 48 h, and a median above 48 h reads 172800000), `csat_responses`, `csat_average_score`, `csat_response_rate` (responses ÷ closed, capped at 1), `csat_score_1`…`csat_score_5`. A mean or median with nothing to measure is an empty cell. Deleting a conversation removes its survey response from the CSAT figures; its other figures stay (they happened). Figures count the writes committed when the export reads, and may lag one by a second.',
+    'Whole UTC days are read from daily aggregates, so their cost does not grow with the organization’s size; the part-days at the window’s ends are read item by item, so their cost grows with the activity of those hours.',
   ].join('\n\n'),
   tag: 'Analytics',
   scope: 'export:read',
@@ -38,21 +43,24 @@ export const exportAnalytics = route({
   },
   examples: { response: analyticsCsvExample },
   handle: async ({ caller, query }) => {
-    const today = dayOf(clock.nowIso());
-    const to = query.date_to ? dayOfMs(Date.parse(query.date_to)) : today;
-    const from = query.date_from ? dayOfMs(Date.parse(query.date_from)) : addDays(to, 1 - DEFAULT_DAYS);
-    if (from > to) throw ValidationError.field('date_from', 'date_from must not be after date_to');
-    if (addDays(from, MAX_DAYS - 1) < to)
-      throw ValidationError.field('date_from', `An export covers at most ${MAX_DAYS} days`);
-    const days = daysBetween(from, to);
-    const byDay = await stats.days(caller.orgId, from, to);
+    const now = clock.nowMs();
+    const window = exportWindow(query, now, PART_DAY_HORIZON_MS);
+    const plans = planDays(window, now);
+    const first = plans[0]?.day ?? '';
+    const last = plans.at(-1)?.day ?? '';
+    // The day counters and the part-days' items are read side by side.
+    const [counters, counted] = await Promise.all([
+      stats.days(caller.orgId, first, last),
+      countSpans(caller.orgId, spansToCount(plans)),
+    ]);
+    const rows = analyticsRows(window, dayFigures(plans, counters, counted), query.granularity);
     const csv = [
       csvRow(['metric', 'value', 'period_start', 'period_end']),
-      ...analyticsRows(days, byDay).map((row) => csvRow([row.metric, row.value, row.start, row.end])),
+      ...rows.map((row) => csvRow([row.metric, row.value, row.start, row.end])),
     ].join('');
     return reply(200, csv, {
       'Content-Type': 'text/csv; charset=utf-8',
-      'Content-Disposition': `attachment; filename="analytics_${from}_${to}.csv"`,
+      'Content-Disposition': `attachment; filename="analytics_${first}_${last}.csv"`,
     });
   },
 });

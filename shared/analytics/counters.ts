@@ -86,6 +86,26 @@ export function addInto(into: DayTotals, from: DayTotals): DayTotals {
   return into;
 }
 
+/**
+ * `whole` without `part`: what a day's counters hold beyond the items counted in part of that day.
+ * Exact when `part` counts a subset of what `whole` counted, as the same writes move both.
+ */
+export function totalsLess(whole: DayTotals, part: DayTotals): DayTotals {
+  const less = (a: readonly number[], b: readonly number[]) => a.map((value, i) => value - (b[i] ?? 0));
+  return {
+    conversationsCreated: whole.conversationsCreated - part.conversationsCreated,
+    conversationsClosed: whole.conversationsClosed - part.conversationsClosed,
+    visitorMessages: whole.visitorMessages - part.visitorMessages,
+    operatorMessages: whole.operatorMessages - part.operatorMessages,
+    firstResponses: whole.firstResponses - part.firstResponses,
+    firstResponseMsSum: whole.firstResponseMsSum - part.firstResponseMsSum,
+    firstResponseBuckets: less(whole.firstResponseBuckets, part.firstResponseBuckets),
+    csatResponses: whole.csatResponses - part.csatResponses,
+    csatScoreSum: whole.csatScoreSum - part.csatScoreSum,
+    csatScores: less(whole.csatScores, part.csatScores),
+  };
+}
+
 export function sumTotals(all: Iterable<DayTotals>): DayTotals {
   const total = emptyTotals();
   for (const totals of all) addInto(total, totals);

@@ -16,6 +16,3 @@ export function daysBetween(from: string, to: string): string[] {
   for (let day = from; day <= to; day = addDays(day, 1)) days.push(day);
   return days;
 }
-
-/** The instant a day begins. */
-export const dayStart = (day: string): string => `${day}T00:00:00.000Z`;

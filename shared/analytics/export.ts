@@ -1,5 +1,5 @@
 import { type DayTotals, meanOf, medianFromBuckets, responseRateOf, sumTotals } from './counters';
-import { addDays, dayStart } from './days';
+import type { Span } from './window';
 
 /** One line of the analytics export: a figure of the period from `start` (included) to `end` (excluded). */
 export interface MetricRow {
@@ -37,23 +37,24 @@ export function metricsOf(totals: DayTotals): [string, number | null][] {
 }
 
 /**
- * The export's rows: every metric for the whole window (its first and last day included), then
- * every metric of each day, oldest first. Periods are whole UTC days: `end` is the next midnight.
+ * The export's rows: every metric for the whole window, then, with `granularity` `day`, every metric
+ * of each UTC day the window touches, oldest first, the first and last cut to the window. Every
+ * `end` is excluded; the days' periods together are exactly the window.
  */
-export function analyticsRows(days: readonly string[], byDay: ReadonlyMap<string, DayTotals>): MetricRow[] {
-  const first = days[0];
-  const last = days.at(-1);
-  if (first === undefined || last === undefined) return [];
-  const rowsOf = (totals: DayTotals, from: string, to: string): MetricRow[] =>
+export function analyticsRows(
+  window: Span,
+  days: readonly { span: Span; totals: DayTotals }[],
+  granularity?: 'day',
+): MetricRow[] {
+  const rowsOf = (totals: DayTotals, span: Span): MetricRow[] =>
     metricsOf(totals).map(([metric, value]) => ({
       metric,
       value,
-      start: dayStart(from),
-      end: dayStart(addDays(to, 1)),
+      start: new Date(span.from).toISOString(),
+      end: new Date(span.to).toISOString(),
     }));
-  const perDay = (day: string) => byDay.get(day) ?? sumTotals([]);
   return [
-    ...rowsOf(sumTotals(days.map(perDay)), first, last),
-    ...days.flatMap((day) => rowsOf(perDay(day), day, day)),
+    ...rowsOf(sumTotals(days.map((day) => day.totals)), window),
+    ...(granularity === 'day' ? days.flatMap((day) => rowsOf(day.totals, day.span)) : []),
   ];
 }

@@ -14,12 +14,6 @@ import { keys } from './keys';
 export const FEED_SETTLE_MS = 1_000;
 const MAX_FEED_PAGES = 10;
 
-/** The sort key just above every event id minted before `ms` (UUIDv7 ids start with their time). */
-function eventKeyBefore(ms: number): string {
-  const hex = ms.toString(16).padStart(12, '0');
-  return `${keys.eventPrefix}${hex.slice(0, 8)}-${hex.slice(8, 12)}`;
-}
-
 /**
  * The organization's events, oldest first. Ids are minted before their transaction commits, so
  * two writers in the same instant may commit out of id order; serving only events older than
@@ -31,7 +25,7 @@ export async function feed(
 ): Promise<{ data: DomainEvent[]; nextCursor: string | null; done: boolean }> {
   const queryId = `events:${[...(query.types ?? [])].sort().join(',')}`;
   const given = query.cursor ? decodeCursor(query.cursor, orgId, queryId) : undefined;
-  const settledEnd = eventKeyBefore(clock.nowMs() - FEED_SETTLE_MS);
+  const settledEnd = keys.eventKeyAt(clock.nowMs() - FEED_SETTLE_MS);
   const partition = keys.eventsPartition(orgId);
   // A tail cursor minted by an instance whose clock runs slightly ahead may sit past this settled
   // end; DynamoDB refuses a start key outside the key condition, and there is nothing to read yet.

@@ -10,8 +10,11 @@ import type { Write } from './transaction';
 
 export { domainEventTypes };
 
-/** Kept beyond the contract's 30 days so a client a few days late can still catch up. */
-const RETENTION_MS = 35 * 24 * 3_600_000;
+/**
+ * Kept beyond the contract's 30 days so a client a few days late can still catch up. The analytics
+ * export counts part-days from these events, so its horizon for bounds within a day follows this.
+ */
+export const EVENT_RETENTION_MS = 35 * 24 * 3_600_000;
 
 export type { DomainEventType };
 
@@ -30,8 +33,7 @@ export interface DomainEvent {
 export function toDomainEvent(item: Record<string, unknown>): DomainEvent {
   const type = item.type as DomainEventType;
   const projection = eventDataProjections[type];
-  const data =
-    item.dataZ instanceof Uint8Array ? JSON.parse(inflateRawSync(item.dataZ).toString('utf8')) : item.data;
+  const data = eventDataOf(item);
   return {
     id: String(item.id),
     type,
@@ -41,23 +43,33 @@ export function toDomainEvent(item: Record<string, unknown>): DomainEvent {
   };
 }
 
+/** The resource a stored event carries, as it was written (no projection). */
+export function eventDataOf(item: Record<string, unknown>): unknown {
+  return item.dataZ instanceof Uint8Array
+    ? JSON.parse(inflateRawSync(item.dataZ).toString('utf8'))
+    : item.data;
+}
+
 /**
  * A domain event as a table item (the outbox). Writers put it in the same transaction as the change
  * it describes, so neither exists without the other; the table stream carries it onwards.
  */
 export function eventItem(orgId: string, type: DomainEventType, data: unknown) {
-  const id = uuidv7();
+  // The id tells the same instant as `timestamp`, on the service clock (as the resource's own times
+  // are): the feed's settled end and the analytics export's part-day reads find events by id.
+  const nowMs = clock.nowMs();
+  const id = uuidv7(nowMs);
   return {
     ...keys.event(orgId, id),
     entity: 'event',
     id,
     type,
-    timestamp: clock.nowIso(),
+    timestamp: new Date(nowMs).toISOString(),
     organizationId: orgId,
     // The resource as JSON, deflated: a conversation (~1.7 KB) shrinks under the 1 KB of one write
     // unit, and an event is written in the transaction of its change, where every unit counts twice.
     dataZ: deflateRawSync(JSON.stringify(data)),
-    expiresAt: ttlSeconds(clock.nowMs() + RETENTION_MS),
+    expiresAt: ttlSeconds(nowMs + EVENT_RETENTION_MS),
   };
 }
 

@@ -126,6 +126,14 @@ export const keys = {
   event: (orgId: string, eventId: string): Key => ({ pk: `${org(orgId)}#EVENTS`, sk: `EVENT#${eventId}` }),
   eventsPartition: (orgId: string) => `${org(orgId)}#EVENTS`,
   eventPrefix: 'EVENT#',
+  /**
+   * The sort key between the events minted before `ms` and those minted at or after it: UUIDv7 ids
+   * begin with their millisecond, so this prefix sorts above every earlier id and below every later one.
+   */
+  eventKeyAt: (ms: number): string => {
+    const hex = ms.toString(16).padStart(12, '0');
+    return `EVENT#${hex.slice(0, 8)}-${hex.slice(8, 12)}`;
+  },
   /** Realtime notices (message_edited, note invalidation, snooze) for connected clients; short-lived. */
   realtime: (orgId: string, noticeId: string): Key => ({
     pk: `${org(orgId)}#REALTIME`,
@@ -264,6 +272,23 @@ export const keys = {
     pk: `${org(orgId)}#SURVEY#${surveyId}`,
     sk: 'SURVEY',
   }),
+  /**
+   * Sparse gsi1 entry of an active survey response: the organization's responses by the instant they
+   * were given (the analytics export counts part of a day from it). Removed when the response is deleted.
+   */
+  surveyByTime: (orgId: string, createdAt: string, conversationId: string, surveyId: string) => ({
+    gsi1pk: `${org(orgId)}#SURVEYS`,
+    gsi1sk: `${createdAt}#${conversationId}#${surveyId}`,
+  }),
+  surveysByTimePartition: (orgId: string) => ({ index: 'gsi1', pk: `${org(orgId)}#SURVEYS` }) as const,
+  /** What a `surveyByTime` sort key names; undefined for any other value. */
+  surveyByTimeOf: (
+    gsi1sk: string,
+  ): { createdAt: string; conversationId: string; surveyId: string } | undefined => {
+    const [createdAt, conversationId, surveyId, ...rest] = gsi1sk.split('#');
+    if (!createdAt || !conversationId || !surveyId || rest.length) return undefined;
+    return { createdAt, conversationId, surveyId };
+  },
 
   idempotency: (orgId: string, idempotencyKey: string): Key => ({
     pk: `${org(orgId)}#IDEMPOTENCY#${idempotencyKey}`,

@@ -23,7 +23,8 @@ export const toSurvey: (item: object) => Survey = project(surveySchema);
 
 /**
  * Survey responses live in their conversation's partition (a conversation's responses are one
- * Query), with a small locator item per id for the routes that name only the survey. The response
+ * Query), with a small locator item per id for the routes that name only the survey, and, while
+ * active, an entry in the organization's by-time index (gsi1) for the analytics export. The response
  * that counts in CSAT is recorded on the conversation itself (`activeSurvey`), written on `rev` like
  * every conversation change: that is the "one active response per conversation and visitor" guard
  * (a conversation has one visitor), and what a deletion of either subtracts from the aggregates.
@@ -38,7 +39,9 @@ function deactivation(orgId: string, conversationId: string, surveyId: string, n
       Update: {
         TableName: tableName,
         Key: keys.survey(orgId, conversationId, surveyId),
-        UpdateExpression: 'SET isActive = :false, deactivatedAt = :now, updatedAt = :now',
+        // Out of the by-time index too: it lists the responses that count.
+        UpdateExpression:
+          'SET isActive = :false, deactivatedAt = :now, updatedAt = :now REMOVE gsi1pk, gsi1sk',
         ConditionExpression: 'isActive = :true',
         ExpressionAttributeValues: { ':false': false, ':true': true, ':now': now },
       },
@@ -96,7 +99,12 @@ export const surveys = {
               action: {
                 Put: {
                   TableName: tableName,
-                  Item: { ...keys.survey(orgId, current.id, created.id), entity: 'survey', ...created },
+                  Item: {
+                    ...keys.survey(orgId, current.id, created.id),
+                    ...keys.surveyByTime(orgId, created.createdAt, current.id, created.id),
+                    entity: 'survey',
+                    ...created,
+                  },
                   ConditionExpression: 'attribute_not_exists(pk)',
                 },
               },

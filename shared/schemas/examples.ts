@@ -468,12 +468,12 @@ export const csatExample: CsatReport = {
   ],
 };
 
-/** The first lines of an analytics export (the whole window, then each day). */
+/** The first lines of an analytics export of the default window (the 30 days up to the request time). */
 export const analyticsCsvExample = [
   'metric,value,period_start,period_end',
-  'conversations_created,42,2026-10-23T00:00:00.000Z,2026-11-22T00:00:00.000Z',
-  'conversations_closed,38,2026-10-23T00:00:00.000Z,2026-11-22T00:00:00.000Z',
-  'messages_total,512,2026-10-23T00:00:00.000Z,2026-11-22T00:00:00.000Z',
-  'first_response_time_median_ms,120000,2026-10-23T00:00:00.000Z,2026-11-22T00:00:00.000Z',
+  'conversations_created,42,2026-10-23T09:14:00.000Z,2026-11-22T09:14:00.000Z',
+  'conversations_closed,38,2026-10-23T09:14:00.000Z,2026-11-22T09:14:00.000Z',
+  'messages_total,512,2026-10-23T09:14:00.000Z,2026-11-22T09:14:00.000Z',
+  'first_response_time_median_ms,120000,2026-10-23T09:14:00.000Z,2026-11-22T09:14:00.000Z',
   '',
 ].join('\r\n');

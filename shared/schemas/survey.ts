@@ -81,7 +81,16 @@ const instantOrDate = lazily(() =>
 export const analyticsExportQuery = lazily(() =>
   z.strictObject({
     format: z._default(z.enum(['csv']), 'csv'),
-    date_from: z.optional(instantOrDate),
-    date_to: z.optional(instantOrDate),
+    date_from: documented(z.optional(instantOrDate), {
+      description:
+        'Start of the window, included: an ISO 8601 instant, or a date (its UTC midnight). Default: `date_to` − 30 days',
+    }),
+    date_to: documented(z.optional(instantOrDate), {
+      description:
+        'End of the window, excluded: an ISO 8601 instant, or a date (its UTC midnight). Default: the request time',
+    }),
+    granularity: documented(z.optional(z.enum(['day'])), {
+      description: '`day` adds, after the window’s rows, the same metrics for each UTC day of the window',
+    }),
   }),
 );

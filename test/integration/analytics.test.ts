@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { clock } from '../../shared/clock';
 import { call, createTenant, createVisitor, type Tenant } from '../helpers/api';
 import { useInProcessStack } from '../helpers/in-process-stack';
 
@@ -6,8 +7,8 @@ import { useInProcessStack } from '../helpers/in-process-stack';
  * CSAT analytics and the analytics export against a recount done here. A month is seeded by moving
  * the service's clock (this file runs its own in-process stack): conversations started, answered,
  * closed by PATCH and bulk close (one closed twice), surveys given (one deleted, one of a deleted
- * conversation), two operators. Every write is entered in a ledger as it happens, and the figures
- * the API answers must equal the ledger's.
+ * conversation), two operators. Every write is entered in a ledger with the instant the API gave it,
+ * and the figures the API answers must equal the ledger's for the exact period they name.
  */
 const time = useInProcessStack();
 
@@ -22,36 +23,28 @@ const today = dayOf(new Date().toISOString());
 
 /** Moves the service's clock to `daysAgo` days before today, at noon plus `minutes`. */
 function pinAt(daysAgo: number, minutes = 0): void {
+  pinTo(`${addDays(today, -daysAgo)}T12:00:00.000Z`, minutes * 60_000);
+}
+
+/** Moves the service's clock to `iso` (plus `ms`); it runs on from there. */
+function pinTo(iso: string, ms = 0): void {
   time.reset();
-  time.advance(Date.parse(`${addDays(today, -daysAgo)}T12:00:00.000Z`) + minutes * 60_000 - Date.now());
+  time.advance(Date.parse(iso) + ms - Date.now());
 }
 
-interface DayLedger {
-  created: number;
-  closed: number;
-  visitorMessages: number;
-  operatorMessages: number;
-  firstResponsesMs: number[];
-  /** Active responses only: deleting one removes it here. */
-  surveys: Map<string, { score: number; operatorId: string | null }>;
-}
+/** What happened in one organization, at the instants the API reported. */
+class Ledger {
+  readonly happenings: { at: number; kind: 'created' | 'closed' | 'visitor' | 'operator' }[] = [];
+  readonly firstResponses: { at: number; ms: number }[] = [];
+  /** Active responses only: deleting one (or its conversation) removes it here. */
+  readonly responses = new Map<string, { at: number; score: number; operatorId: string | null }>();
 
-const ledger = new Map<string, DayLedger>();
-function on(day: string): DayLedger {
-  let entry = ledger.get(day);
-  if (!entry) {
-    entry = {
-      created: 0,
-      closed: 0,
-      visitorMessages: 0,
-      operatorMessages: 0,
-      firstResponsesMs: [],
-      surveys: new Map(),
-    };
-    ledger.set(day, entry);
+  note(kind: 'created' | 'closed' | 'visitor' | 'operator', iso: string): void {
+    this.happenings.push({ at: Date.parse(iso), kind });
   }
-  return entry;
 }
+
+const ledger = new Ledger();
 
 function ok<T>(response: { status: number; text: string; body: T }, status: number, what: string): T {
   if (response.status !== status) throw new Error(`${what}: ${response.status} ${response.text}`);
@@ -86,7 +79,7 @@ const plan: Plan[] = [
 ];
 
 /** Plays one conversation of the plan through the API, entering each write in the ledger. */
-async function play(step: Plan): Promise<{ surveyId?: string; conversationId: string; surveyDay?: string }> {
+async function play(step: Plan): Promise<{ surveyId?: string; conversationId: string }> {
   const operatorId =
     step.operator === 'A' ? tenant.operatorId : step.operator === 'B' ? tenant.adminOperatorId : null;
   pinAt(step.daysAgo);
@@ -100,8 +93,8 @@ async function play(step: Plan): Promise<{ surveyId?: string; conversationId: st
     'start',
   );
   const id = started.id;
-  on(dayOf(started.createdAt)).created++;
-  on(dayOf(started.createdAt)).visitorMessages++;
+  ledger.note('created', started.createdAt);
+  ledger.note('visitor', started.createdAt);
   if (operatorId) {
     pinAt(step.daysAgo, 1);
     ok(
@@ -119,7 +112,7 @@ async function play(step: Plan): Promise<{ surveyId?: string; conversationId: st
     201,
     'visitor message',
   );
-  on(dayOf(again.createdAt)).visitorMessages++;
+  ledger.note('visitor', again.createdAt);
   if (step.replyAfter !== null) {
     for (const [i, content] of ['On its way', 'Anything else?'].entries()) {
       pinAt(step.daysAgo, step.replyAfter + i);
@@ -131,11 +124,12 @@ async function play(step: Plan): Promise<{ surveyId?: string; conversationId: st
         201,
         'operator message',
       );
-      on(dayOf(reply.createdAt)).operatorMessages++;
+      ledger.note('operator', reply.createdAt);
       if (i === 0)
-        on(dayOf(reply.createdAt)).firstResponsesMs.push(
-          Date.parse(reply.createdAt) - Date.parse(started.createdAt),
-        );
+        ledger.firstResponses.push({
+          at: Date.parse(reply.createdAt),
+          ms: Date.parse(reply.createdAt) - Date.parse(started.createdAt),
+        });
     }
   }
   pinAt(step.daysAgo, 200);
@@ -148,7 +142,7 @@ async function play(step: Plan): Promise<{ surveyId?: string; conversationId: st
       200,
       'close',
     );
-    on(dayOf(closed.updatedAt)).closed++;
+    ledger.note('closed', closed.updatedAt);
     if (step.close === 'patch-twice') {
       ok(
         await call('PATCH', `/api/conversations/${id}`, { token: tenant.apiKey, body: { status: 'open' } }),
@@ -163,7 +157,7 @@ async function play(step: Plan): Promise<{ surveyId?: string; conversationId: st
         200,
         'close again',
       );
-      on(dayOf(closedAgain.updatedAt)).closed++;
+      ledger.note('closed', closedAgain.updatedAt);
     }
   }
   if (step.close === 'bulk') {
@@ -180,7 +174,7 @@ async function play(step: Plan): Promise<{ surveyId?: string; conversationId: st
       200,
       'read',
     );
-    on(dayOf(closed.updatedAt)).closed++;
+    ledger.note('closed', closed.updatedAt);
   }
   if (step.score === null) return { conversationId: id };
   pinAt(step.daysAgo, 220);
@@ -193,8 +187,8 @@ async function play(step: Plan): Promise<{ surveyId?: string; conversationId: st
     'survey',
   );
   expect(survey.operatorId).toBe(operatorId);
-  on(dayOf(survey.createdAt)).surveys.set(survey.id, { score: step.score, operatorId });
-  return { surveyId: survey.id, conversationId: id, surveyDay: dayOf(survey.createdAt) };
+  ledger.responses.set(survey.id, { at: Date.parse(survey.createdAt), score: step.score, operatorId });
+  return { surveyId: survey.id, conversationId: id };
 }
 
 type Csat = {
@@ -210,8 +204,9 @@ type Csat = {
 /** What the ledger says CSAT over the last `days` days is. */
 function recount(days: number): Omit<Csat, 'period'> {
   const window = Array.from({ length: days }, (_, i) => addDays(today, i - days + 1));
-  const responses = window.flatMap((day) => [...(ledger.get(day)?.surveys.values() ?? [])]);
-  const closed = window.reduce((sum, day) => sum + (ledger.get(day)?.closed ?? 0), 0);
+  const inWindow = (at: number) => window.includes(dayOf(new Date(at).toISOString()));
+  const responses = [...ledger.responses.values()].filter((response) => inWindow(response.at));
+  const closed = ledger.happenings.filter((entry) => entry.kind === 'closed' && inWindow(entry.at)).length;
   const sum = responses.reduce((total, response) => total + response.score, 0);
   const operators = new Map<string, number[]>();
   for (const response of responses)
@@ -232,7 +227,9 @@ function recount(days: number): Omit<Csat, 'period'> {
       }))
       .sort((a, b) => b.responses - a.responses || a.operatorId.localeCompare(b.operatorId)),
     daily: window.map((date) => {
-      const scores = [...(ledger.get(date)?.surveys.values() ?? [])].map((r) => r.score);
+      const scores = responses
+        .filter((r) => dayOf(new Date(r.at).toISOString()) === date)
+        .map((r) => r.score);
       return {
         date,
         averageScore: scores.length ? scores.reduce((a, b) => a + b, 0) / scores.length : null,
@@ -242,22 +239,58 @@ function recount(days: number): Omit<Csat, 'period'> {
   };
 }
 
-/** CSV text → rows of cells (the export quotes nothing it writes). */
-const parseCsv = (text: string) =>
-  text
-    .split('\r\n')
-    .filter((line) => line !== '')
-    .map((line) => line.split(','));
+/** The true median lies in (previous bound, reported bound]: the histogram's bucket bounds. */
+const BOUNDS = [
+  30_000, 60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000, 3_600_000, 7_200_000, 14_400_000, 28_800_000,
+  86_400_000, 172_800_000,
+];
+
+/** What the ledger says every metric of the export is for [from, to), as CSV cells. */
+function expectedFigures(book: Ledger, from: number, to: number): Record<string, string> {
+  const inside = (at: number) => at >= from && at < to;
+  const count = (kind: string) =>
+    book.happenings.filter((entry) => entry.kind === kind && inside(entry.at)).length;
+  const times = book.firstResponses
+    .filter((entry) => inside(entry.at))
+    .map((entry) => entry.ms)
+    .sort((a, b) => a - b);
+  const middle = times[Math.ceil(times.length / 2) - 1];
+  const responses = [...book.responses.values()].filter((response) => inside(response.at));
+  const closed = count('closed');
+  const scoreSum = responses.reduce((total, response) => total + response.score, 0);
+  const cell = (value: number | null) => (value === null ? '' : String(value));
+  return {
+    conversations_created: cell(count('created')),
+    conversations_closed: cell(closed),
+    messages_total: cell(count('visitor') + count('operator')),
+    messages_from_visitors: cell(count('visitor')),
+    messages_from_operators: cell(count('operator')),
+    first_responses: cell(times.length),
+    first_response_time_mean_ms: cell(times.length ? times.reduce((a, b) => a + b, 0) / times.length : null),
+    first_response_time_median_ms: cell(
+      middle === undefined ? null : (BOUNDS.find((bound) => middle <= bound) ?? 172_800_000),
+    ),
+    csat_responses: cell(responses.length),
+    csat_average_score: cell(responses.length ? scoreSum / responses.length : null),
+    csat_response_rate: cell(closed ? Math.min(1, responses.length / closed) : 0),
+    ...Object.fromEntries(
+      [1, 2, 3, 4, 5].map((score) => [
+        `csat_score_${score}`,
+        cell(responses.filter((response) => response.score === score).length),
+      ]),
+    ),
+  };
+}
 
 beforeAll(async () => {
   [tenant, other] = await Promise.all([createTenant(), createTenant()]);
   const played = [];
   for (const step of plan) played.push({ step, ...(await play(step)) });
   pinAt(0, 300);
-  for (const { step, surveyId, surveyDay } of played) {
-    if (step.deleteSurvey && surveyId && surveyDay) {
+  for (const { step, surveyId } of played) {
+    if (step.deleteSurvey && surveyId) {
       ok(await call('DELETE', `/api/surveys/${surveyId}`, { token: tenant.apiKey }), 200, 'delete survey');
-      ledger.get(surveyDay)?.surveys.delete(surveyId);
+      ledger.responses.delete(surveyId);
     }
   }
   const doomed = played.filter((entry) => entry.step.deleteConversation);
@@ -270,8 +303,7 @@ beforeAll(async () => {
     'bulk delete',
   );
   // Surveys of deleted conversations no longer count; their closures and messages happened.
-  for (const { surveyId, surveyDay } of doomed)
-    if (surveyId && surveyDay) ledger.get(surveyDay)?.surveys.delete(surveyId);
+  for (const { surveyId } of doomed) if (surveyId) ledger.responses.delete(surveyId);
 }, 120_000);
 
 describe('GET /api/analytics/csat', () => {
@@ -330,135 +362,307 @@ describe('GET /api/analytics/csat', () => {
   });
 });
 
-/** The true median lies in (previous bound, reported bound]: what the histogram promises. */
-const BOUNDS = [
-  30_000, 60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000, 3_600_000, 7_200_000, 14_400_000, 28_800_000,
-  86_400_000, 172_800_000,
-];
+/** CSV text → rows of cells (the export quotes nothing it writes). */
+const parseCsv = (text: string) =>
+  text
+    .split('\r\n')
+    .filter((line) => line !== '')
+    .map((line) => line.split(','));
+
+const METRICS = 16;
+
+/** One export, checked to be a CSV attachment; its rows, header left out. */
+async function exportRows(token: string, query = ''): Promise<string[][]> {
+  const response = await call('GET', `/api/export/analytics${query}`, { token });
+  expect(response.status, response.text).toBe(200);
+  expect(response.headers.get('content-type')).toMatch(/^text\/csv/);
+  expect(response.headers.get('content-disposition')).toMatch(
+    /^attachment; filename="analytics_[\d-]+_[\d-]+\.csv"$/,
+  );
+  const [header, ...rows] = parseCsv(response.text);
+  expect(header).toEqual(['metric', 'value', 'period_start', 'period_end']);
+  return rows;
+}
+
+/** The rows of each period, in order: `[start, end, metric → value]`. */
+function periodsOf(rows: string[][]): { start: string; end: string; figures: Record<string, string> }[] {
+  const periods = [];
+  for (let i = 0; i < rows.length; i += METRICS) {
+    const chunk = rows.slice(i, i + METRICS);
+    const [, , start = '', end = ''] = chunk[0] ?? [];
+    expect(chunk.every(([, , s, e]) => s === start && e === end)).toBe(true);
+    periods.push({
+      start,
+      end,
+      figures: Object.fromEntries(chunk.map(([metric, value]) => [metric, value])),
+    });
+  }
+  return periods;
+}
+
+const ms = (iso: string) => Date.parse(iso);
+const isoOf = (value: number) => new Date(value).toISOString();
 
 describe('GET /api/export/analytics', () => {
-  it('answers a CSV attachment of metric,value,period_start,period_end for the 30 days ending today', async () => {
+  it('answers, by default, one row per metric for request time − 30 days .. request time, to the ms, counting exactly that', async () => {
     pinAt(0, 300);
+    const before = clock.nowMs();
 
-    const response = await call('GET', '/api/export/analytics', { token: tenant.apiKey });
+    const rows = await exportRows(tenant.apiKey);
 
-    expect(response.status, response.text).toBe(200);
-    expect(response.headers.get('content-type')).toMatch(/^text\/csv/);
-    expect(response.headers.get('content-disposition')).toMatch(
-      /^attachment; filename="analytics_[\d-]+_[\d-]+\.csv"$/,
-    );
-    const [header, ...rows] = parseCsv(response.text);
-    expect(header).toEqual(['metric', 'value', 'period_start', 'period_end']);
-    const first = addDays(today, -29);
-    const window = rows.filter(
-      ([, , start, end]) => start === midnight(first) && end === midnight(addDays(today, 1)),
-    );
-    const figure = (name: string) => window.find(([metric]) => metric === name)?.[1];
-    const days = Array.from({ length: 30 }, (_, i) => addDays(first, i));
-    const sum = (pick: (day: DayLedger) => number) =>
-      days.reduce((total, day) => total + (ledger.has(day) ? pick(on(day)) : 0), 0);
-    const times = days.flatMap((day) => ledger.get(day)?.firstResponsesMs ?? []).sort((a, b) => a - b);
-    const responses = days.flatMap((day) => [...(ledger.get(day)?.surveys.values() ?? [])]);
-
-    expect(figure('conversations_created')).toBe(String(sum((d) => d.created)));
-    expect(figure('conversations_closed')).toBe(String(sum((d) => d.closed)));
-    expect(figure('messages_from_visitors')).toBe(String(sum((d) => d.visitorMessages)));
-    expect(figure('messages_from_operators')).toBe(String(sum((d) => d.operatorMessages)));
-    expect(figure('messages_total')).toBe(String(sum((d) => d.visitorMessages + d.operatorMessages)));
-    expect(figure('first_responses')).toBe(String(times.length));
-    expect(Number(figure('first_response_time_mean_ms'))).toBeCloseTo(
-      times.reduce((a, b) => a + b, 0) / times.length,
-      6,
-    );
-    const median = Number(figure('first_response_time_median_ms'));
-    const trueMedian = times[Math.ceil(times.length / 2) - 1] ?? Number.NaN;
-    const bound = BOUNDS.indexOf(median);
-    expect(bound).toBeGreaterThanOrEqual(0);
-    expect(trueMedian).toBeLessThanOrEqual(median);
-    expect(trueMedian).toBeGreaterThan(BOUNDS[bound - 1] ?? 0);
-    expect(figure('csat_responses')).toBe(String(responses.length));
-    expect(Number(figure('csat_average_score'))).toBeCloseTo(
-      responses.reduce((a, r) => a + r.score, 0) / responses.length,
-      10,
-    );
-    expect(Number(figure('csat_response_rate'))).toBeCloseTo(responses.length / sum((d) => d.closed), 10);
-    for (const score of [1, 2, 3, 4, 5])
-      expect(figure(`csat_score_${score}`)).toBe(String(responses.filter((r) => r.score === score).length));
-    // Then each day of the window, with the same metrics.
-    for (const day of days) {
-      const dayRows = rows.filter(
-        ([, , start, end]) => start === midnight(day) && end === midnight(addDays(day, 1)),
-      );
-      expect(dayRows.map(([metric]) => metric)).toEqual(window.map(([metric]) => metric));
-      const created = dayRows.find(([metric]) => metric === 'conversations_created')?.[1];
-      expect(created, day).toBe(String(ledger.get(day)?.created ?? 0));
-    }
-    expect(rows).toHaveLength(window.length * 31);
+    const after = clock.nowMs();
+    // No per-day rows without `granularity`.
+    expect(rows).toHaveLength(METRICS);
+    const [window] = periodsOf(rows);
+    if (!window) throw new Error('no rows');
+    expect(window.end).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(ms(window.end)).toBeGreaterThanOrEqual(before);
+    expect(ms(window.end)).toBeLessThanOrEqual(after);
+    expect(ms(window.end) - ms(window.start)).toBe(30 * DAY_MS);
+    expect(window.figures).toEqual(expectedFigures(ledger, ms(window.start), ms(window.end)));
+    // The seeded month is in it: answered, closed and rated conversations, today's among them.
+    expect(Number(window.figures.first_responses)).toBeGreaterThan(3);
+    expect(Number(window.figures.csat_responses)).toBeGreaterThan(2);
   });
 
-  it('covers the whole days date_from and date_to fall in, and keeps empty means empty', async () => {
+  it('adds with granularity=day, after the window, each UTC day with its recount, the first and last cut', async () => {
     pinAt(0, 300);
-    const from = addDays(today, -40);
-    const to = addDays(today, -20);
 
-    const response = await call(
-      'GET',
-      `/api/export/analytics?format=csv&date_from=${from}T18:30:00Z&date_to=${to}T01:00:00.000%2B02:00`,
-      { token: tenant.apiKey },
-    );
+    const periods = periodsOf(await exportRows(tenant.apiKey, '?granularity=day'));
 
-    expect(response.status, response.text).toBe(200);
-    const rows = parseCsv(response.text).slice(1);
-    // The last instant is 23:00 the day before `to`, in UTC.
-    const last = addDays(to, -1);
-    const window = rows.filter(
-      ([, , start, end]) => start === midnight(from) && end === midnight(addDays(last, 1)),
+    const [window, ...days] = periods;
+    if (!window) throw new Error('no rows');
+    const first = dayOf(window.start);
+    expect(days).toHaveLength(31);
+    expect(days.map(({ start, end }) => [start, end])).toEqual(
+      Array.from({ length: 31 }, (_, i) => [
+        i === 0 ? window.start : midnight(addDays(first, i)),
+        i === 30 ? window.end : midnight(addDays(first, i + 1)),
+      ]),
     );
-    const days = Array.from({ length: 20 }, (_, i) => addDays(from, i));
-    const created = days.reduce((total, day) => total + (ledger.get(day)?.created ?? 0), 0);
-    expect(window.find(([metric]) => metric === 'conversations_created')?.[1]).toBe(String(created));
-    expect(created).toBe(3);
-    const quiet = rows.filter(([, , start]) => start === midnight(addDays(from, 1)));
-    expect(Object.fromEntries(quiet.map(([metric, value]) => [metric, value]))).toMatchObject({
-      conversations_created: '0',
-      first_response_time_mean_ms: '',
-      first_response_time_median_ms: '',
-      csat_average_score: '',
-      csat_response_rate: '0',
+    for (const day of days)
+      expect(day.figures, day.start).toEqual(expectedFigures(ledger, ms(day.start), ms(day.end)));
+    expect(days.at(-1)?.figures.conversations_created).toBe('1');
+  });
+
+  describe('at the edges of the window', () => {
+    const edges = new Ledger();
+    let org: Tenant;
+    const first = addDays(today, -4);
+    const last = addDays(today, -2);
+    const at = (day: string, clockTime: string) => `${day}T${clockTime}Z`;
+    const marks: Record<string, string> = {};
+
+    async function start(name: string, when: string, visitorId: string): Promise<string> {
+      pinTo(when);
+      const started = ok(
+        await call<{ id: string; createdAt: string }>('POST', '/api/conversations', {
+          token: org.apiKey,
+          body: { visitorId, message: 'Where is my parcel?' },
+        }),
+        201,
+        'start',
+      );
+      edges.note('created', started.createdAt);
+      edges.note('visitor', started.createdAt);
+      marks[name] = started.createdAt;
+      return started.id;
+    }
+    async function reply(id: string, when: string, startedAt: string): Promise<void> {
+      pinTo(when);
+      const sent = ok(
+        await call<{ createdAt: string }>('POST', `/api/conversations/${id}/messages`, {
+          token: org.apiKey,
+          body: { content: 'On its way', operatorId: org.operatorId },
+        }),
+        201,
+        'reply',
+      );
+      edges.note('operator', sent.createdAt);
+      edges.firstResponses.push({ at: ms(sent.createdAt), ms: ms(sent.createdAt) - ms(startedAt) });
+    }
+    async function close(id: string, when: string): Promise<void> {
+      pinTo(when);
+      const closed = ok(
+        await call<{ updatedAt: string }>('PATCH', `/api/conversations/${id}`, {
+          token: org.apiKey,
+          body: { status: 'closed' },
+        }),
+        200,
+        'close',
+      );
+      edges.note('closed', closed.updatedAt);
+    }
+    async function rate(
+      name: string,
+      id: string,
+      visitorId: string,
+      when: string,
+      score: number,
+    ): Promise<string> {
+      pinTo(when);
+      const given = ok(
+        await call<{ id: string; createdAt: string }>('POST', '/api/surveys', {
+          token: org.apiKey,
+          body: { conversationId: id, visitorId, score },
+        }),
+        201,
+        'survey',
+      );
+      edges.responses.set(given.id, { at: ms(given.createdAt), score, operatorId: null });
+      marks[name] = given.createdAt;
+      return given.id;
+    }
+
+    beforeAll(async () => {
+      org = await createTenant();
+      const visitorId = (await createVisitor(org.widgetKey)).visitor.id;
+      // Before date_from (09:59), answered after it: only its first response is in the window.
+      const a = await start('a', at(first, '09:59:58.000'), visitorId);
+      await reply(a, at(first, '10:00:10.000'), marks.a ?? '');
+      // Wholly before date_from: its closure and response come off the day's counters.
+      const g = await start('g', at(first, '09:00:00.000'), visitorId);
+      await close(g, at(first, '09:01:00.000'));
+      await rate('gRated', g, visitorId, at(first, '09:02:00.000'), 1);
+      const b = await start('b', at(first, '10:00:00.000'), visitorId);
+      await reply(b, at(first, '10:02:00.000'), marks.b ?? '');
+      await close(b, at(first, '10:05:00.000'));
+      await rate('bRated', b, visitorId, at(first, '10:06:00.000'), 4);
+      const c = await start('c', at(first, '10:07:00.000'), visitorId);
+      await close(c, at(first, '10:08:00.000'));
+      const cRated = await rate('cRated', c, visitorId, at(first, '10:09:00.000'), 2);
+      const f = await start('f', at(first, '10:10:00.000'), visitorId);
+      await close(f, at(first, '10:11:00.000'));
+      const fRated = await rate('fRated', f, visitorId, at(first, '10:12:00.000'), 5);
+      await start('h', at(addDays(first, 1), '12:00:00.000'), visitorId);
+      await start('i', at(last, '14:59:58.000'), visitorId);
+      await start('j', at(last, '15:00:00.000'), visitorId);
+      const k = await start('k', at(last, '16:00:00.000'), visitorId);
+      await close(k, at(last, '16:01:00.000'));
+      await rate('kRated', k, visitorId, at(last, '16:02:00.000'), 3);
+      pinAt(0, 300);
+      // A deleted response, and the response of a deleted conversation, no longer count.
+      ok(await call('DELETE', `/api/surveys/${fRated}`, { token: org.apiKey }), 200, 'delete survey');
+      edges.responses.delete(fRated);
+      ok(
+        await call('POST', '/api/conversations/bulk-delete', {
+          token: org.apiKey,
+          body: { conversationIds: [c] },
+        }),
+        200,
+        'delete conversation',
+      );
+      edges.responses.delete(cRated);
+    }, 60_000);
+
+    it('reports date_from at 10:00 as 10:00: what came at 09:59 is out, what came at 10:00 is in; date_to is excluded', async () => {
+      pinAt(0, 300);
+      const from = at(first, '10:00:00.000');
+      const to = at(last, '15:00:00.000');
+
+      const periods = periodsOf(
+        await exportRows(
+          org.apiKey,
+          `?date_from=${first}T10:00:00Z&date_to=${last}T15:00:00.000%2B00:00&granularity=day`,
+        ),
+      );
+
+      expect(periods.map(({ start, end }) => [start, end])).toEqual([
+        [from, to],
+        [from, midnight(addDays(first, 1))],
+        [midnight(addDays(first, 1)), midnight(last)],
+        [midnight(last), to],
+      ]);
+      for (const period of periods)
+        expect(period.figures, period.start).toEqual(
+          expectedFigures(edges, ms(period.start), ms(period.end)),
+        );
+      // b, c, f (10:00 and after), h, i (14:59); not a (09:59) nor j (15:00).
+      expect(periods[0]?.figures).toMatchObject({
+        conversations_created: '5',
+        conversations_closed: '3',
+        first_responses: '2',
+        csat_responses: '1',
+        csat_score_4: '1',
+        csat_response_rate: String(1 / 3),
+      });
+    });
+
+    it('counts from date_from’s very millisecond, and up to date_to’s, excluded', async () => {
+      pinAt(0, 300);
+      const exact = async (from: string, to: string) => {
+        const [window] = periodsOf(await exportRows(org.apiKey, `?date_from=${from}&date_to=${to}`));
+        expect(window?.start).toBe(from);
+        expect(window?.end).toBe(to);
+        expect(window?.figures).toEqual(expectedFigures(edges, ms(from), ms(to)));
+        return window?.figures ?? {};
+      };
+      const b = marks.b ?? '';
+      const bRated = marks.bRated ?? '';
+      const dayAfter = midnight(addDays(first, 1));
+
+      // A few minutes: read item by item.
+      expect((await exact(b, bRated)).csat_responses).toBe('0');
+      expect((await exact(b, isoOf(ms(bRated) + 1))).csat_responses).toBe('1');
+      expect((await exact(b, bRated)).conversations_created).toBe('1');
+      expect((await exact(isoOf(ms(b) + 1), bRated)).conversations_created).toBe('0');
+      // Responses of a deleted conversation (c) and deleted ones (f) are not counted.
+      expect((await exact(b, isoOf(ms(marks.fRated ?? '') + 1))).csat_responses).toBe('1');
+      // Most of a past day: its counters less the items before date_from, which they already
+      // count without c's response.
+      expect((await exact(b, dayAfter)).conversations_created).toBe('3');
+      expect((await exact(isoOf(ms(b) + 1), dayAfter)).conversations_created).toBe('2');
+      expect((await exact(isoOf(ms(marks.cRated ?? '') + 1), dayAfter)).csat_responses).toBe('0');
+    });
+
+    it('takes a date as its UTC midnight', async () => {
+      pinAt(0, 300);
+
+      const [window] = periodsOf(await exportRows(org.apiKey, `?date_from=${first}&date_to=${last}`));
+
+      expect([window?.start, window?.end]).toEqual([midnight(first), midnight(last)]);
+      expect(window?.figures).toEqual(expectedFigures(edges, ms(midnight(first)), ms(midnight(last))));
+      expect(window?.figures.conversations_created).toBe('6');
     });
   });
 
-  it('refuses a reversed window, one over 366 days, a malformed date and any format but csv', async () => {
+  it('refuses an empty, reversed or over-366-day window, an old bound within a day, a malformed value', async () => {
     pinAt(0, 300);
     const cases: [string, string][] = [
       ['date_from=2026-03-02&date_to=2026-03-01', 'date_from'],
+      ['date_from=2026-03-01&date_to=2026-03-01', 'date_from'],
       ['date_from=2024-01-01&date_to=2025-01-02', 'date_from'],
+      [`date_from=${addDays(today, 1)}`, 'date_from'],
+      [`date_from=${addDays(today, -40)}T10:00:00.000Z`, 'date_from'],
+      [`date_from=${addDays(today, -300)}&date_to=${addDays(today, -40)}T10:00:00.000Z`, 'date_to'],
       ['date_from=yesterday', 'date_from'],
       ['date_to=2026-13-01', 'date_to'],
       ['format=json', 'format'],
+      ['granularity=week', 'granularity'],
+      ['granularity=', 'granularity'],
     ];
     for (const [query, field] of cases) {
-      const response = await call<{ error: { details: { field: string } } }>(
+      const response = await call<{ error: { code: string; details: { field: string } } }>(
         'GET',
         `/api/export/analytics?${query}`,
         { token: tenant.apiKey },
       );
       expect(response.status, `${query}: ${response.text}`).toBe(422);
-      expect(response.body.error.details.field).toBe(field);
+      expect(response.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field } });
     }
-    const fullYear = await call('GET', '/api/export/analytics?date_from=2024-01-01&date_to=2024-12-31', {
-      token: tenant.apiKey,
-    });
-    expect(fullYear.status).toBe(200);
+    const leapYear = periodsOf(await exportRows(tenant.apiKey, '?date_from=2024-01-01&date_to=2025-01-01'));
+    expect([leapYear[0]?.start, leapYear[0]?.end]).toEqual([midnight('2024-01-01'), midnight('2025-01-01')]);
+    const yearToNow = periodsOf(
+      await exportRows(tenant.apiKey, `?date_from=${addDays(today, -365)}&granularity=day`),
+    );
+    expect(yearToNow[0]?.start).toBe(midnight(addDays(today, -365)));
+    expect(yearToNow).toHaveLength(1 + 366);
   });
 
   it('shows another organization only zeros', async () => {
     pinAt(0, 300);
-    const response = await call('GET', '/api/export/analytics', { token: other.apiKey });
+    const values = (await exportRows(other.apiKey, '?granularity=day')).map(([, value]) => value);
 
-    const values = parseCsv(response.text)
-      .slice(1)
-      .map(([, value]) => value);
     expect(values.every((value) => value === '0' || value === '')).toBe(true);
   });
 });
@@ -490,7 +694,7 @@ describe('counters under concurrent writers', () => {
     );
 
     expect(posted.map((response) => response.status).filter((status) => status !== 201)).toEqual([]);
-    const csv = await call('GET', `/api/export/analytics?date_from=${today}&date_to=${today}`, {
+    const csv = await call('GET', `/api/export/analytics?date_from=${today}&date_to=${addDays(today, 1)}`, {
       token: owner.apiKey,
     });
     const figures = Object.fromEntries(
@@ -533,7 +737,7 @@ describe('counters through bulk writes of many conversations', () => {
 
     expect(closed.body.closed).toBe(40);
     expect(repeated.status).toBe(200);
-    const csv = await call('GET', `/api/export/analytics?date_from=${today}&date_to=${today}`, {
+    const csv = await call('GET', `/api/export/analytics?date_from=${today}&date_to=${addDays(today, 1)}`, {
       token: owner.apiKey,
     });
     const figures = Object.fromEntries(

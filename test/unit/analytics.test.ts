@@ -14,7 +14,7 @@ import {
 } from '../../shared/analytics/counters';
 import { csatReport, periodDays } from '../../shared/analytics/csat';
 import { addDays, daysBetween } from '../../shared/analytics/days';
-import { analyticsRows } from '../../shared/analytics/export';
+import { analyticsRows, type MetricRow, metricsOf } from '../../shared/analytics/export';
 import { incrementWrites } from '../../shared/db/increments';
 import { keys } from '../../shared/db/keys';
 import { STATS_SHARDS, shardOf, stats } from '../../shared/db/stats';
@@ -258,36 +258,57 @@ describe('CSAT figures', () => {
 });
 
 describe('analytics export rows', () => {
-  it('gives the whole window, then each day, with next-midnight ends and null for empty means', () => {
-    const days = daysBetween('2026-11-20', '2026-11-21');
-    const rows = analyticsRows(
-      days,
-      new Map([
-        [
-          '2026-11-21',
-          totals({
-            conversationsCreated: 2,
-            firstResponses: 2,
-            firstResponseMsSum: 100_000,
-            firstResponseBuckets: histogramOf([40_000, 60_000]),
-          }),
-        ],
-      ]),
-    );
-    const window = rows.filter(
-      (row) => row.start === '2026-11-20T00:00:00.000Z' && row.end === '2026-11-22T00:00:00.000Z',
-    );
-    const first = rows.filter(
-      (row) => row.start === '2026-11-20T00:00:00.000Z' && row.end === '2026-11-21T00:00:00.000Z',
-    );
-    const value = (list: typeof rows, metric: string) => list.find((row) => row.metric === metric)?.value;
+  const at = (iso: string) => Date.parse(iso);
+  const window = { from: at('2026-11-20T10:00:00.000Z'), to: at('2026-11-22T09:14:00.000Z') };
+  const days = [
+    { span: { from: window.from, to: at('2026-11-21T00:00:00.000Z') }, totals: totals({}) },
+    {
+      span: { from: at('2026-11-21T00:00:00.000Z'), to: at('2026-11-22T00:00:00.000Z') },
+      totals: totals({
+        conversationsCreated: 2,
+        firstResponses: 2,
+        firstResponseMsSum: 100_000,
+        firstResponseBuckets: histogramOf([40_000, 60_000]),
+      }),
+    },
+    {
+      span: { from: at('2026-11-22T00:00:00.000Z'), to: window.to },
+      totals: totals({ conversationsCreated: 1, conversationsClosed: 2, csatResponses: 1, csatScoreSum: 4 }),
+    },
+  ];
+  const value = (rows: MetricRow[], metric: string) => rows.find((row) => row.metric === metric)?.value;
 
-    expect(rows).toHaveLength(window.length * 3);
-    expect(value(window, 'conversations_created')).toBe(2);
-    expect(value(window, 'first_response_time_mean_ms')).toBe(50_000);
-    expect(value(window, 'first_response_time_median_ms')).toBe(60_000);
+  it('gives one row per metric whose period is exactly the window, summing its days', () => {
+    const rows = analyticsRows(window, days);
+
+    expect(rows.map((row) => row.metric)).toEqual(metricsOf(totals({})).map(([metric]) => metric));
+    expect(new Set(rows.map((row) => `${row.start} ${row.end}`))).toEqual(
+      new Set(['2026-11-20T10:00:00.000Z 2026-11-22T09:14:00.000Z']),
+    );
+    expect(value(rows, 'conversations_created')).toBe(3);
+    expect(value(rows, 'first_response_time_mean_ms')).toBe(50_000);
+    expect(value(rows, 'first_response_time_median_ms')).toBe(60_000);
+    expect(value(rows, 'csat_response_rate')).toBe(0.5);
+  });
+
+  it('adds, with granularity day, the metrics of each day after the window’s, edges cut, empty means empty', () => {
+    const rows = analyticsRows(window, days, 'day');
+    const metrics = metricsOf(totals({})).length;
+    const periods = [...new Set(rows.map((row) => `${row.start} ${row.end}`))];
+
+    expect(rows).toHaveLength(metrics * 4);
+    expect(periods).toEqual([
+      '2026-11-20T10:00:00.000Z 2026-11-22T09:14:00.000Z',
+      '2026-11-20T10:00:00.000Z 2026-11-21T00:00:00.000Z',
+      '2026-11-21T00:00:00.000Z 2026-11-22T00:00:00.000Z',
+      '2026-11-22T00:00:00.000Z 2026-11-22T09:14:00.000Z',
+    ]);
+    const first = rows.slice(metrics, 2 * metrics);
     expect(value(first, 'first_response_time_mean_ms')).toBeNull();
+    expect(value(first, 'first_response_time_median_ms')).toBeNull();
+    expect(value(first, 'csat_average_score')).toBeNull();
     expect(value(first, 'csat_response_rate')).toBe(0);
+    expect(value(rows.slice(3 * metrics), 'csat_average_score')).toBe(4);
     expect(sumTotals([]).firstResponseBuckets).toHaveLength(FRT_BUCKETS);
     expect(addDays('2024-02-28', 2)).toBe('2024-03-01');
   });
