@@ -564,7 +564,8 @@ const tagDescriptions: Record<string, string> = {
   Operators: 'The organization’s operators: the ids API keys name as `operatorId`',
   Exports: 'Conversation exports (streamed CSV or JSON), transcripts (CSV, PDF jobs, e-mail) and export jobs',
   Surveys: 'Survey (CSAT) responses of visitors about their conversations',
-  Analytics: 'Figures from daily aggregates kept as the data is written: CSAT and the analytics export',
+  Analytics:
+    'CSAT figures from daily aggregates kept as the data is written, and the analytics export: exactly the window asked for, whole days from those aggregates, part-days counted item by item',
 };
 
 /** The OpenAPI 3.1 document, built from the same route objects and schemas that serve requests. */
