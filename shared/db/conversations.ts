@@ -1,4 +1,6 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { clock } from '../clock';
 import { type StoredConversation, withMessage } from '../conversations/state';
 import { NotFoundError, PreconditionFailedError } from '../errors';
@@ -16,7 +18,14 @@ import { newMessage, putMessage } from './messages';
 import { pickShape, projectAs } from './project';
 import { stats } from './stats';
 import { teamLoadWrites } from './team-load';
-import { ConcurrentChangeError, RetryBudget, transact, type Write } from './transaction';
+import {
+  backoff,
+  ConcurrentChangeError,
+  RetryBudget,
+  retryOnConflict,
+  transact,
+  type Write,
+} from './transaction';
 
 export type { Conversation, StoredConversation };
 
@@ -51,11 +60,14 @@ export function storedConversationOf(item: Record<string, unknown>): StoredConve
 /** The stored item: every listing key follows from the state, and a deleted conversation has none. */
 export function conversationItem(conversation: StoredConversation) {
   const orgId = conversation.organizationId;
+  const { firstVisitorMessageAt, ...state } = conversation;
   return {
     ...keys.conversation(orgId, conversation.id),
     ...(conversation.deletedAt ? {} : keys.conversationIndexes({ orgId, ...conversation })),
     entity: 'conversation',
-    ...conversation,
+    ...state,
+    // Absent until the first visitor message, which sets it with `if_not_exists` (see `appendWrite`).
+    ...(firstVisitorMessageAt === null ? {} : { firstVisitorMessageAt }),
   };
 }
 
@@ -83,7 +95,8 @@ export function conversationLive(orgId: string, conversationId: string): Write {
  * last message forward only, the first-response fields once): appends commute, so concurrent posts
  * never race each other. A state write that changes one of them (or a listing key derived from the
  * last message's time) must also be sure no post came in between: it is conditioned on
- * `messageCount`, which every post moves.
+ * `messageCount`, which every post's transaction moves, and on `lastMessageAt`, which its second
+ * step moves.
  */
 const APPEND_FIELDS: ReadonlySet<string> = new Set([
   'messageCount',
@@ -102,8 +115,8 @@ const sameValue = (a: unknown, b: unknown) =>
 
 /**
  * A state change of the conversation (anything but a message post) as one Update: only the
- * attributes that differ are written, on the `rev` that was read (and on `messageCount` when an
- * append-moved field is among them), so the counts and last message that posts moved meanwhile are
+ * attributes that differ are written, on the `rev` that was read (and on `messageCount` and
+ * `lastMessageAt` when an append-moved field is among them), so the counts and last message that posts moved meanwhile are
  * never overwritten with what this writer read.
  */
 export function conversationStateWrite(current: StoredConversation, next: StoredConversation): Write {
@@ -128,8 +141,9 @@ export function conversationStateWrite(current: StoredConversation, next: Stored
   });
   let condition = 'rev = :rev';
   if ([...set.map(([name]) => name), ...remove].some((name) => APPEND_FIELDS.has(name))) {
-    condition += ' AND messageCount = :messageCount';
+    condition += ' AND messageCount = :messageCount AND lastMessageAt = :lastMessageAt';
     values[':messageCount'] = current.messageCount;
+    values[':lastMessageAt'] = current.lastMessageAt;
   }
   return {
     action: {
@@ -146,65 +160,139 @@ export function conversationStateWrite(current: StoredConversation, next: Stored
 }
 
 const NULL_OR_ABSENT = (name: string) => `(attribute_not_exists(${name}) OR ${name} = :null)`;
+const LIVE = `attribute_exists(pk) AND ${NULL_OR_ABSENT('deletedAt')}`;
 
 /**
- * A message post as one Update of the conversation that needs no `rev`: the counts go up by ADD;
- * the last message, its time and the recency listing keys move only when this message is newer
- * than the last one read, on the condition that it still is; the first visitor message and the
- * first response are set once, on the condition that they are still unset (and an operator message
- * that came before any visitor message, on the condition that none came since). When a condition
- * fails, another post changed what this one decided from: it is read again and decided anew, which
- * happens at most once per decision (those fields only move forward).
+ * What a message post changes without any condition but that the conversation is live: the counts
+ * go up by ADD, an unread visitor message sets the unread flag, and the first visitor message sets
+ * its time if none is set yet (`if_not_exists`: the first to commit wins). Posts commute, so
+ * concurrent posts into one conversation never cancel each other here. A conversation stored with
+ * an explicit null there (before this was so) is conditioned on it instead.
  */
-function appendWrite(current: StoredConversation, next: StoredConversation, message: Message): Write {
-  const orgId = current.organizationId;
+function appendWrite(current: StoredConversation, legacyNullFirstVisitor: boolean, message: Message): Write {
   const values: Record<string, unknown> = { ':one': 1, ':null': null };
   const add = ['messageCount :one'];
   const set: string[] = [];
-  const conditions = ['attribute_exists(pk)', NULL_OR_ABSENT('deletedAt')];
-  if (next.unreadCount > current.unreadCount) {
-    add.push('unreadCount :one');
-    set.push('hasUnreadMessages = :true');
-    values[':true'] = true;
+  let condition = LIVE;
+  if (message.senderType === 'visitor') {
+    if (!message.isRead) {
+      add.push('unreadCount :one');
+      set.push('hasUnreadMessages = :true');
+      values[':true'] = true;
+    }
+    if (current.firstVisitorMessageAt === null) {
+      values[':at'] = message.createdAt;
+      if (legacyNullFirstVisitor) {
+        set.push('firstVisitorMessageAt = :at');
+        condition += ` AND ${NULL_OR_ABSENT('firstVisitorMessageAt')}`;
+      } else set.push('firstVisitorMessageAt = if_not_exists(firstVisitorMessageAt, :at)');
+    }
   }
-  if (current.lastMessageAt <= message.createdAt) {
-    const recency = keys.conversationIndexes({ orgId, ...next }).gsi2sk;
-    set.push('lastMessage = :preview', 'lastMessageAt = :at', 'updatedAt = :at', 'gsi2sk = :recency');
-    values[':preview'] = next.lastMessage;
-    values[':recency'] = recency;
-    conditions.push('lastMessageAt <= :at');
-    if (current.operatorId) {
-      // The operator index entry moves too, while the conversation is still assigned to the same operator.
-      set.push('gsi3sk = :recency');
-      values[':operator'] = current.operatorId;
-      conditions.push('operatorId = :operator');
-    } else conditions.push(NULL_OR_ABSENT('operatorId'));
-  }
-  if (current.firstVisitorMessageAt === null) {
-    if (next.firstVisitorMessageAt !== null) set.push('firstVisitorMessageAt = :at');
-    // A visitor message sets it once; an operator message before it stays "before" only if none came since.
-    conditions.push(NULL_OR_ABSENT('firstVisitorMessageAt'));
-  }
-  if (next.firstResponseTimeMs !== current.firstResponseTimeMs) {
-    set.push('firstResponseTimeMs = :frt');
-    values[':frt'] = next.firstResponseTimeMs;
-    conditions.push(NULL_OR_ABSENT('firstResponseTimeMs'));
-  }
-  if ([...set, ...conditions].some((clause) => clause.includes(':at'))) values[':at'] = message.createdAt;
   return {
     action: {
       Update: {
         TableName: tableName,
-        Key: keys.conversation(orgId, current.id),
+        Key: keys.conversation(current.organizationId, current.id),
         UpdateExpression: `${set.length ? `SET ${set.join(', ')} ` : ''}ADD ${add.join(', ')}`,
-        ConditionExpression: conditions.join(' AND '),
+        ConditionExpression: condition,
         ExpressionAttributeValues: values,
-        // A failed condition hands back the conversation as it is: the post decides again from it.
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     },
   };
 }
+
+/**
+ * After the post commits: the last message, its time and the recency listing keys move forward to
+ * it, on the condition that nothing newer has landed (and that the operator whose index entry
+ * moves is still the one read). A newer message already there is the answer, not a failure: this
+ * post has nothing more to move. One UpdateItem, apart from the post's transaction, because
+ * concurrent posts commit in any order and a failed "newest" condition would cancel the message
+ * itself; a crash between the two leaves the previous preview until the next message moves it.
+ */
+async function moveLastMessage(current: StoredConversation, message: Message): Promise<void> {
+  let seen = current;
+  for (let attempt = 1; attempt <= 5 && seen.lastMessageAt <= message.createdAt; attempt++) {
+    const next = withMessage(seen, message);
+    const recency = keys.conversationIndexes({ orgId: seen.organizationId, ...next }).gsi2sk;
+    const values: Record<string, unknown> = {
+      ':preview': next.lastMessage,
+      ':at': message.createdAt,
+      ':recency': recency,
+      ':null': null,
+    };
+    const set = ['lastMessage = :preview', 'lastMessageAt = :at', 'updatedAt = :at', 'gsi2sk = :recency'];
+    let condition = `${LIVE} AND lastMessageAt <= :at`;
+    if (seen.operatorId) {
+      set.push('gsi3sk = :recency');
+      values[':operator'] = seen.operatorId;
+      condition += ' AND operatorId = :operator';
+    } else condition += ` AND ${NULL_OR_ABSENT('operatorId')}`;
+    try {
+      await db.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.conversation(seen.organizationId, seen.id),
+          UpdateExpression: `SET ${set.join(', ')}`,
+          ConditionExpression: condition,
+          ExpressionAttributeValues: values,
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return;
+    } catch (error) {
+      // In AWS a write to an item that a transaction is changing is refused at once: try again.
+      if (error instanceof TransactionConflictException) {
+        await backoff(attempt);
+        continue;
+      }
+      if (!(error instanceof ConditionalCheckFailedException) || !error.Item) throw error;
+      const now = unmarshall(error.Item);
+      // Deleted meanwhile, or a newer message is already there: nothing to move.
+      if (now.deletedAt) return;
+      seen = storedConversationOf(now);
+    }
+  }
+}
+
+/**
+ * After the post commits, when it may be the conversation's first response (an operator message,
+ * a visitor message before it, none answered yet): its time and the day counters of first
+ * responses, in one transaction on the condition that no other message answered first. The loser
+ * of that race (another operator message committed first) has nothing to add.
+ */
+async function recordFirstResponse(current: StoredConversation, message: Message): Promise<void> {
+  const firstResponseTimeMs = withMessage(current, message).firstResponseTimeMs;
+  if (firstResponseTimeMs === null) return;
+  await retryOnConflict(() => recordFirstResponseOnce(current, message, firstResponseTimeMs));
+}
+
+async function recordFirstResponseOnce(
+  current: StoredConversation,
+  message: Message,
+  firstResponseTimeMs: number,
+): Promise<void> {
+  try {
+    await transact([
+      {
+        action: {
+          Update: {
+            TableName: tableName,
+            Key: keys.conversation(current.organizationId, current.id),
+            UpdateExpression: 'SET firstResponseTimeMs = :frt',
+            ConditionExpression: `${LIVE} AND ${NULL_OR_ABSENT('firstResponseTimeMs')}`,
+            ExpressionAttributeValues: { ':frt': firstResponseTimeMs, ':null': null },
+          },
+        },
+        onConditionFailed: () => new FirstResponseTaken(),
+      },
+      ...incrementWrites(stats.firstResponse(current, message, firstResponseTimeMs)),
+    ]);
+  } catch (error) {
+    if (!(error instanceof FirstResponseTaken)) throw error;
+  }
+}
+
+class FirstResponseTaken extends Error {}
 
 export interface ConversationChange<T> {
   /** The state after the change, or undefined when nothing changes (no write at all). */
@@ -414,11 +502,12 @@ export const conversations = {
 
   /**
    * A message post: read, then one transaction of the message, its `message.created` event, the
-   * conversation's append Update (no `rev`, see `appendWrite`) and the day counters. Posts commute,
-   * so concurrent posts into one conversation do not make each other retry; a retry happens when a
-   * post decided from a state another post has since moved (a newer last message, the first visitor
-   * message or first response set meanwhile), or the transaction met another on the same item.
-   * `version` does not move: a message is not a change an `If-Match` writer must have seen.
+   * conversation's append Update (counts by ADD, no `rev`: see `appendWrite`) and the day counters;
+   * then, once it has committed, the last message moves forward (`moveLastMessage`) and, for a
+   * possible first response, its time is recorded (`recordFirstResponse`). Posts commute, so
+   * concurrent posts into one conversation do not make each other retry; only two transactions on
+   * the same item at once (AWS cancels one) wait and try again. `version` does not move: a message
+   * is not a change an `If-Match` writer must have seen.
    */
   async append<T>(
     orgId: string,
@@ -428,37 +517,39 @@ export const conversations = {
   ): Promise<T> {
     const budget = new RetryBudget();
     let change: (AppendChange<T> & { items: Write[] }) | undefined;
-    let current = await liveConversation(orgId, conversationId);
     for (let attempt = 1; ; attempt++) {
+      const { Item } = await db.send(
+        new GetCommand({
+          TableName: tableName,
+          Key: keys.conversation(orgId, conversationId),
+          ConsistentRead: true,
+        }),
+      );
+      if (!Item || Item.deletedAt) throw new NotFoundError('Conversation not found');
+      const current = storedConversationOf(Item);
       options.check?.(current);
-      // Built once: a retry keeps the message's id, time and event, and decides only the
-      // conversation's fields anew (from a state in which, say, a newer message has landed).
+      // Built once: a retry keeps the message's id, time and event, so exactly one of each commits.
       if (!change) {
         const built = build(current);
         change = { ...built, items: [...putMessage(built.message), ...(built.writes ?? [])] };
       }
       const { message, items, result } = change;
-      const next = withMessage(current, message);
+      // The first response is recorded after the commit: here the message counts only as a message.
+      const counted = { ...withMessage(current, message), firstResponseTimeMs: current.firstResponseTimeMs };
       try {
         await transact([
-          appendWrite(current, next, message),
+          appendWrite(current, Item.firstVisitorMessageAt === null, message),
           ...items,
-          ...incrementWrites(stats.messagePosted(current, next, message)),
+          ...incrementWrites(stats.messagePosted(current, counted, message)),
         ]);
-        return result;
       } catch (error) {
-        if (!(error instanceof ConcurrentChangeError)) throw error;
-        if (error.current?.entity === 'conversation' && error.current.id === current.id) {
-          // Another post moved what this one decided from: decide again at once from the state handed back.
-          if (error.current.deletedAt) throw new NotFoundError('Conversation not found');
-          if (!budget.again()) throw error;
-          current = storedConversationOf(error.current);
-          continue;
-        }
-        // A transaction on the same item at once (AWS cancels one of them): wait, then read again.
-        if (!(await budget.pause(attempt))) throw error;
-        current = await liveConversation(orgId, conversationId);
+        if (!(error instanceof ConcurrentChangeError) || !(await budget.pause(attempt))) throw error;
+        continue;
       }
+      await moveLastMessage(current, message);
+      if (message.senderType === 'operator' && current.firstResponseTimeMs === null)
+        await recordFirstResponse(current, message);
+      return result;
     }
   },
 };

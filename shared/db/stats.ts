@@ -73,16 +73,22 @@ function operatorCounters(
   };
 }
 
+/** What a first response adds: one more, its time, its histogram bucket. */
+function firstResponseCounters(firstResponseTimeMs: number): Record<string, number> {
+  return {
+    [attr.firstResponses]: 1,
+    [attr.firstResponseMsSum]: firstResponseTimeMs,
+    [bucketAttr(frtBucketOf(firstResponseTimeMs))]: 1,
+  };
+}
+
 /** What a message adds: one message of its sender's kind, and the first response when it is one. */
 function messageCounters(before: StoredConversation, after: StoredConversation, message: Message) {
   const add: Record<string, number> = {};
   if (message.senderType === 'visitor') add[attr.visitorMessages] = 1;
   if (message.senderType === 'operator') add[attr.operatorMessages] = 1;
-  if (before.firstResponseTimeMs === null && after.firstResponseTimeMs !== null) {
-    add[attr.firstResponses] = 1;
-    add[attr.firstResponseMsSum] = after.firstResponseTimeMs;
-    add[bucketAttr(frtBucketOf(after.firstResponseTimeMs))] = 1;
-  }
+  if (before.firstResponseTimeMs === null && after.firstResponseTimeMs !== null)
+    Object.assign(add, firstResponseCounters(after.firstResponseTimeMs));
   return add;
 }
 
@@ -105,6 +111,22 @@ export const stats = {
         dayOf(message.createdAt),
         after.id,
         messageCounters(before, after, message),
+      ),
+    ];
+  },
+
+  /** The first response of a conversation, `message`, counted on its day (apart from the message itself). */
+  firstResponse(
+    conversation: StoredConversation,
+    message: Message,
+    firstResponseTimeMs: number,
+  ): Increment[] {
+    return [
+      dayCounters(
+        conversation.organizationId,
+        dayOf(message.createdAt),
+        conversation.id,
+        firstResponseCounters(firstResponseTimeMs),
       ),
     ];
   },

@@ -1,6 +1,5 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { db } from './client';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -13,11 +12,7 @@ export interface Write {
 }
 
 export class ConcurrentChangeError extends Error {
-  /**
-   * @param current The item as it is now, when the failed action asked for it
-   *   (`ReturnValuesOnConditionCheckFailure: ALL_OLD`): the writer can decide again without a read.
-   */
-  constructor(readonly current?: Record<string, unknown>) {
+  constructor() {
     super('The item changed while this write was being prepared');
     this.name = 'ConcurrentChangeError';
   }
@@ -35,10 +30,7 @@ export async function transact(writes: readonly Write[]): Promise<void> {
     if (!(error instanceof TransactionCanceledException)) throw error;
     const reasons = error.CancellationReasons ?? [];
     const failed = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
-    if (failed >= 0) {
-      const item = reasons[failed]?.Item;
-      throw writes[failed]?.onConditionFailed?.() ?? new ConcurrentChangeError(item && unmarshall(item));
-    }
+    if (failed >= 0) throw writes[failed]?.onConditionFailed?.() ?? new ConcurrentChangeError();
     // Two transactions on the same item at once: one of them is cancelled, and may simply retry.
     if (reasons.some((reason) => reason.Code === 'TransactionConflict')) throw new ConcurrentChangeError();
     throw error;
@@ -97,16 +89,6 @@ export class RetryBudget {
     await sleep(Math.min(left, Math.random() * ceilingMs));
     this.attemptStartedAt = performance.now();
     return this.attemptStartedAt + attemptMs < this.deadline;
-  }
-
-  /**
-   * Whether the budget still has time for another attempt, with no pause: for a writer that lost
-   * no race but must decide again from a state it was just handed. Such decisions only move
-   * forward, so a writer takes few of them; the budget leaves the last one room within the 2 s.
-   */
-  again(): boolean {
-    this.attemptStartedAt = performance.now();
-    return this.attemptStartedAt < this.deadline;
   }
 }
 
