@@ -9,7 +9,7 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { conversations } from '../../shared/db/conversations';
-import { ConcurrentChangeError, RETRY_BUDGET_MS } from '../../shared/db/transaction';
+import { ConcurrentChangeError, RETRY_BUDGET_MS, RetryBudget } from '../../shared/db/transaction';
 import { ok, route } from '../../shared/http/route';
 import { createHandler } from '../../shared/http/stack';
 import { log } from '../../shared/logger';
@@ -105,5 +105,43 @@ describe('a write that keeps losing to concurrent writers', () => {
       expect.objectContaining({ cause: 'ConcurrentChangeError' }),
     );
     expect(failed).not.toHaveBeenCalled();
+  });
+});
+
+describe('retries among writers of one item', () => {
+  it('are fair to the oldest: a writer that has waited longer pauses less before trying again', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'performance'] });
+    vi.spyOn(Math, 'random').mockReturnValue(0.99);
+    const delays: number[] = [];
+    const realSetTimeout = globalThis.setTimeout;
+    const spy = vi.spyOn(globalThis, 'setTimeout').mockImplementation(((fn: () => void, ms?: number) => {
+      delays.push(ms ?? 0);
+      return realSetTimeout(fn, ms);
+    }) as typeof setTimeout);
+    try {
+      /** The pause before the third attempt, after `waitedMs` of 50 ms attempts and their pauses. */
+      const thirdPauseAfter = async (waitedMs: number) => {
+        const budget = new RetryBudget();
+        const started = performance.now();
+        while (performance.now() - started < waitedMs) {
+          vi.advanceTimersByTime(50);
+          const pausing = budget.pause(1);
+          await vi.advanceTimersByTimeAsync(100);
+          await pausing;
+        }
+        vi.advanceTimersByTime(50);
+        delays.length = 0;
+        const pausing = budget.pause(3);
+        await vi.advanceTimersByTimeAsync(300);
+        expect(await pausing).toBe(true);
+        return delays.at(-1) ?? Number.NaN;
+      };
+      const newcomer = await thirdPauseAfter(0);
+      const veteran = await thirdPauseAfter(900);
+      expect(veteran).toBeLessThan(newcomer / 2);
+    } finally {
+      spy.mockRestore();
+      vi.useRealTimers();
+    }
   });
 });
