@@ -208,8 +208,12 @@ function appendWrite(current: StoredConversation, legacyNullFirstVisitor: boolea
  * post has nothing more to move. One UpdateItem, apart from the post's transaction, because
  * concurrent posts commit in any order and a failed "newest" condition would cancel the message
  * itself; a crash between the two leaves the previous preview until the next message moves it.
+ * Returns the freshest state it saw (undefined once deleted).
  */
-async function moveLastMessage(current: StoredConversation, message: Message): Promise<void> {
+async function moveLastMessage(
+  current: StoredConversation,
+  message: Message,
+): Promise<StoredConversation | undefined> {
   let seen = current;
   for (let attempt = 1; attempt <= 5 && seen.lastMessageAt <= message.createdAt; attempt++) {
     const next = withMessage(seen, message);
@@ -228,17 +232,18 @@ async function moveLastMessage(current: StoredConversation, message: Message): P
       condition += ' AND operatorId = :operator';
     } else condition += ` AND ${NULL_OR_ABSENT('operatorId')}`;
     try {
-      await db.send(
+      const { Attributes } = await db.send(
         new UpdateCommand({
           TableName: tableName,
           Key: keys.conversation(seen.organizationId, seen.id),
           UpdateExpression: `SET ${set.join(', ')}`,
           ConditionExpression: condition,
           ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return;
+      return Attributes ? storedConversationOf(Attributes) : seen;
     } catch (error) {
       // In AWS a write to an item that a transaction is changing is refused at once: try again.
       if (error instanceof TransactionConflictException) {
@@ -248,10 +253,11 @@ async function moveLastMessage(current: StoredConversation, message: Message): P
       if (!(error instanceof ConditionalCheckFailedException) || !error.Item) throw error;
       const now = unmarshall(error.Item);
       // Deleted meanwhile, or a newer message is already there: nothing to move.
-      if (now.deletedAt) return;
+      if (now.deletedAt) return undefined;
       seen = storedConversationOf(now);
     }
   }
+  return seen;
 }
 
 /**
@@ -546,9 +552,10 @@ export const conversations = {
         if (!(error instanceof ConcurrentChangeError) || !(await budget.pause(attempt))) throw error;
         continue;
       }
-      await moveLastMessage(current, message);
-      if (message.senderType === 'operator' && current.firstResponseTimeMs === null)
-        await recordFirstResponse(current, message);
+      // The state the last step saw is the freshest: a first response recorded meanwhile needs no attempt.
+      const latest = await moveLastMessage(current, message);
+      if (message.senderType === 'operator' && latest && latest.firstResponseTimeMs === null)
+        await recordFirstResponse(latest, message);
       return result;
     }
   },
