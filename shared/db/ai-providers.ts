@@ -150,6 +150,6 @@ export const aiProviders = {
 
   /** The plaintext key, for the probe only; null when none is stored. */
   async openKey(provider: StoredAiProvider): Promise<string | null> {
-    return provider.apiKeySealed ? openSealed(provider.apiKeySealed, sealingKey(provider.id).context) : null;
+    return provider.apiKeySealed ? openSealed(provider.apiKeySealed, sealingKey(provider.id)) : null;
   },
 };
