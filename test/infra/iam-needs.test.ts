@@ -32,6 +32,12 @@ const functions = Object.entries(json.Resources)
     return { id, name: id, entry: undefined };
   });
 const byName = (name: string) => functions.find((fn) => fn.name === name)?.id ?? name;
+const idOf = (type: string, prefix: string) =>
+  Object.entries(json.Resources).find(
+    ([id, resource]) => resource.Type === type && id.startsWith(prefix),
+  )?.[0];
+const secretId = idOf('AWS::SecretsManager::Secret', 'CursorSigningKey');
+const tableId = idOf('AWS::DynamoDB::GlobalTable', 'Table');
 
 const calls = new Map<string, BundleCalls>();
 beforeAll(async () => {
@@ -108,6 +114,7 @@ describe("each function's role and what its code can call", () => {
     expect(functions.filter((fn) => !fn.entry).map((fn) => fn.id)).toEqual([]);
     expect(functions.length).toBeGreaterThanOrEqual(20);
     expect(calls.size).toBe(functions.length);
+    expect([secretId, tableId]).toEqual([expect.any(String), expect.any(String)]);
   });
 
   it('tells, for every AWS call in every bundle, what it is authorized as and which resource it names', () => {
@@ -123,11 +130,6 @@ describe("each function's role and what its code can call", () => {
   });
 
   it('lets only the functions that read the cursor key ring read its secret', () => {
-    const [secretId] =
-      Object.entries(json.Resources).find(
-        ([id, resource]) =>
-          resource.Type === 'AWS::SecretsManager::Secret' && id.startsWith('CursorSigningKey'),
-      ) ?? [];
     const canRead = functions
       .filter(({ id }) =>
         allows(roleStatements(id, json), 'secretsmanager:GetSecretValue', `<Ref ${secretId}>`),
@@ -176,18 +178,18 @@ describe("each function's role and what its code can call", () => {
       const cursorRead = {
         Effect: 'Allow',
         Action: 'secretsmanager:GetSecretValue',
-        Resource: { Ref: 'CursorSigningKey255C5A33' },
+        Resource: { Ref: secretId },
       };
       expect(check(granting('platform', cursorRead)).noise).toEqual([
-        'platform: secretsmanager:GetSecretValue on <Ref CursorSigningKey255C5A33>',
+        `platform: secretsmanager:GetSecretValue on <Ref ${secretId}>`,
       ]);
       const tableWrite = {
         Effect: 'Allow',
         Action: 'dynamodb:PutItem',
-        Resource: { 'Fn::GetAtt': ['TableCD117FA1', 'Arn'] },
+        Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
       };
       expect(check(granting('conversation-deletions', tableWrite)).noise).toEqual([
-        'conversation-deletions: dynamodb:PutItem on <TableCD117FA1.Arn>',
+        `conversation-deletions: dynamodb:PutItem on <${tableId}.Arn>`,
       ]);
     });
   });

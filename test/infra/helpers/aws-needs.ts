@@ -81,7 +81,7 @@ function moduleSegments(code: string): Map<string, string> {
 const methodCache = new Map<GatewayName, Map<string, string[]>>();
 
 /** A gateway's methods and the AWS calls each constructs, read from its source. */
-export function gatewayMethods(gateway: GatewayName): Map<string, string[]> {
+function gatewayMethods(gateway: GatewayName): Map<string, string[]> {
   const cached = methodCache.get(gateway);
   if (cached) return cached;
   const path = join(projectRoot, gateways[gateway].module);
@@ -102,9 +102,7 @@ export function gatewayMethods(gateway: GatewayName): Map<string, string[]> {
   const methods = new Map(
     object.properties.map((property) => [
       property.name?.getText() ?? '',
-      constructedIn(property.getText()).filter(
-        (name) => Object.hasOwn(awsCalls, name) || /Command$/.test(name),
-      ),
+      constructedIn(property.getText()).filter(isAwsCall),
     ]),
   );
   methodCache.set(gateway, methods);
@@ -152,6 +150,13 @@ export function bundleCalls({ code, metafile }: FunctionBundle): BundleCalls {
         continue;
       }
       named.push({ gateway, method, resource: JSON.parse(literal) as string });
+    }
+    // The gateway's calls are in the bundle: some call site must name what they reach.
+    const held = [...calls].filter(([, modules]) => modules.has(module)).map(([call]) => call);
+    if (held.length > 0 && !named.some((call) => call.gateway === gateway)) {
+      problems.push(
+        `${module} constructs ${held.join(', ')}, but no \`${gateway}.<method>("…")\` call names a resource`,
+      );
     }
     // Elsewhere a queue or bucket call would name a resource the test cannot see.
     for (const [call, modules] of calls) {
