@@ -36,6 +36,8 @@ export interface WorkerDefinition {
   description: string;
   source: WorkerSource;
   timeoutSeconds: number;
+  /** Reads or writes the table: CDK grants that and sets TABLE_NAME (a worker that does neither gets neither). */
+  table?: 'read' | 'readWrite';
   /** Queues the worker sends to: CDK grants exactly these and sets their URLs. */
   sendsTo: readonly QueueName[];
   /** Posts to WebSocket connections: CDK grants the Management API and sets REALTIME_ENDPOINT. */
@@ -68,6 +70,7 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
       maxRecordAgeSeconds: 600,
     },
     timeoutSeconds: 30,
+    table: 'readWrite',
     sendsTo: [],
     pushesRealtime: true,
   },
@@ -84,6 +87,7 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
       maxRecordAgeSeconds: 6 * 3600,
     },
     timeoutSeconds: 60,
+    table: 'readWrite',
     sendsTo: ['webhook-deliveries', 'discord-notifications'],
   },
   {
@@ -91,6 +95,7 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
     description: 'signs and POSTs one delivery attempt, records it, schedules the next on failure',
     source: { kind: 'queue', queue: 'webhook-deliveries', batchSize: 10, maxConcurrency: 50 },
     timeoutSeconds: 30,
+    table: 'readWrite',
     sendsTo: ['webhook-deliveries'],
     opensWebhookSecrets: true,
   },
@@ -112,6 +117,7 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
     description: 'marks every message of a soft-deleted conversation deleted, in resumable steps',
     source: { kind: 'queue', queue: 'conversation-purge', batchSize: 1, maxConcurrency: 5 },
     timeoutSeconds: 60,
+    table: 'readWrite',
     sendsTo: ['conversation-purge'],
   },
   {
@@ -119,6 +125,7 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
     description: 'renders a PDF transcript (first 5,000 messages) into the exports bucket as it reads',
     source: { kind: 'queue', queue: 'pdf-jobs', batchSize: 1, maxConcurrency: 5 },
     timeoutSeconds: 120,
+    table: 'readWrite',
     sendsTo: [],
     buckets: [['exports', 'write']],
     // pdfkit loads its standard fonts at run time (`require('#standard-fonts/…')` from its own
@@ -144,6 +151,7 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
     // Few at once: Discord limits a bot per channel (about 5 messages in 5 s) and globally.
     source: { kind: 'queue', queue: 'discord-notifications', batchSize: 10, maxConcurrency: 2 },
     timeoutSeconds: 30,
+    table: 'readWrite',
     // A 429 waiting longer than a moment goes back to the queue with its delay.
     sendsTo: ['discord-notifications'],
     readsDiscordToken: true,

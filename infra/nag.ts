@@ -15,7 +15,7 @@ export function acknowledge(scope: IConstruct, reasons: Record<string, string>):
 /** Reasons shared by several constructs. */
 export const reasons = {
   runtimePin:
-    'Runtime pinned to nodejs22.x, the Node.js major the suite and CI run on (Node 22 next to Node 20); moving to a newer runtime is a deliberate change with the toolchain, not a template default.',
+    'Runtime pinned to nodejs22.x, the Node.js floor of the project, which every npm script and CI run on (CI also on Node 24); moving to a newer runtime is a deliberate change with the toolchain, not a template default.',
   noAsyncInvocations:
     'No asynchronous invocations: API Gateway and Secrets Manager invoke synchronously, and event source mappings have their own failure handling (SQS redrive to a DLQ, stream on-failure queues), so a function-level DLQ would never receive anything.',
   deadLetterQueue:

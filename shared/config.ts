@@ -49,12 +49,17 @@ export const config = {
   /**
    * Pagination cursors' HMAC keys (shared/cursor-keys.ts). In AWS the ARN of the secret holding
    * the key ring, read at cold start and rotated; locally (and under SAM) the key itself, used
-   * when no ARN is set.
+   * when no ARN is set. Read when first needed, at the cold start of the functions that sign
+   * cursors: the stack gives the ARN (and read access) to those alone.
    */
-  cursorSigningKeySecretArn: env.CURSOR_SIGNING_KEY_SECRET_ARN || undefined,
-  cursorSigningKey: env.CURSOR_SIGNING_KEY_SECRET_ARN
-    ? undefined
-    : required('CURSOR_SIGNING_KEY', 'local-development-cursor-key'),
+  get cursorSigningKeySecretArn(): string | undefined {
+    return env.CURSOR_SIGNING_KEY_SECRET_ARN || undefined;
+  },
+  get cursorSigningKey(): string | undefined {
+    return env.CURSOR_SIGNING_KEY_SECRET_ARN
+      ? undefined
+      : required('CURSOR_SIGNING_KEY', 'local-development-cursor-key');
+  },
   /** SHA-256 (hex) of the platform admin token; the token itself never sits in a deployed function. */
   platformAdminTokenSha256: platformAdminTokenHash(),
   rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', 1200),

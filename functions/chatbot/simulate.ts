@@ -1,6 +1,6 @@
 import { simulate } from '../../shared/chatbot/simulate';
 import { clock } from '../../shared/clock';
-import { aiProviders } from '../../shared/db/ai-providers';
+import { anyAiProviderEnabled } from '../../shared/db/ai-providers';
 import { connections } from '../../shared/db/connections';
 import { kbArticles } from '../../shared/db/kb';
 import { ok, route } from '../../shared/http/route';
@@ -83,7 +83,7 @@ export const simulateChatbot = route({
     const [articles, operatorAvailable, providerAvailable] = await Promise.all([
       kbArticles.published(caller.orgId),
       connections.operatorConnected(caller.orgId),
-      aiProviders.anyEnabled(),
+      anyAiProviderEnabled(),
     ]);
     const ranked = rankArticles(articles, body.message, {
       locale,

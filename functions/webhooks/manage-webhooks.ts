@@ -1,5 +1,5 @@
 import { config } from '../../shared/config';
-import { webhooks } from '../../shared/db/webhooks';
+import { allWebhooks, webhooks } from '../../shared/db/webhooks';
 import { NotFoundError, ValidationError } from '../../shared/errors';
 import { created, ok, route } from '../../shared/http/route';
 import { pageOf, successResult } from '../../shared/schemas/common';
@@ -92,7 +92,7 @@ export const listWebhooks = route({
   response: { status: 200, schema: webhookList, description: 'A page of webhooks' },
   examples: { response: examplePage(webhookExample) },
   handle: async ({ caller, query }) => {
-    const all = (await webhooks.all(caller.orgId)).map(webhooks.toWebhook);
+    const all = (await allWebhooks(caller.orgId)).map(webhooks.toWebhook);
     return ok(pageOf(all, query.offset, query.limit));
   },
 });

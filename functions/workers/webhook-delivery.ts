@@ -2,7 +2,7 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { clock } from '../../shared/clock';
 import { config } from '../../shared/config';
 import { deliveries, type StoredDelivery } from '../../shared/db/deliveries';
-import { activeSecrets, type StoredWebhook, webhooks } from '../../shared/db/webhooks';
+import { activeSecrets, type StoredWebhook, webhooksByIds } from '../../shared/db/webhooks';
 import { log } from '../../shared/logger';
 import { postWebhook } from '../../shared/webhooks/client';
 import { parseDeliveryJob } from '../../shared/webhooks/delivery-job';
@@ -131,7 +131,7 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
   const webhooksOf = new Map<string, Promise<Map<string, StoredWebhook>>>();
   for (const orgId of new Set(due.map((job) => job.orgId))) {
     const ids = [...new Set(due.filter((job) => job.orgId === orgId).map((job) => job.webhookId))];
-    webhooksOf.set(orgId, webhooks.getMany(orgId, ids));
+    webhooksOf.set(orgId, webhooksByIds(orgId, ids));
   }
 
   const outcomes = await Promise.allSettled(

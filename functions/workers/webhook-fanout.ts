@@ -2,7 +2,7 @@ import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-la
 import { batchGet } from '../../shared/db/batch';
 import { deliveryIdFor, type StoredDelivery } from '../../shared/db/deliveries';
 import { type DomainEvent, toDomainEvent } from '../../shared/db/events';
-import { type StoredWebhook, webhooks } from '../../shared/db/webhooks';
+import { allWebhooks, type StoredWebhook } from '../../shared/db/webhooks';
 import { discordJobsFor, queueDiscordJobs } from '../../shared/discord/fanout';
 import { log } from '../../shared/logger';
 import { captureColdStart } from '../../shared/metrics';
@@ -68,7 +68,7 @@ export const handler = async (
     const subscribers = new Map<string, Promise<StoredWebhook[]>>();
     for (const { organizationId } of stored) {
       if (!subscribers.has(organizationId))
-        subscribers.set(organizationId, webhooks.all(organizationId, { consistent: true }));
+        subscribers.set(organizationId, allWebhooks(organizationId, { consistent: true }));
     }
     const planned = Promise.all(
       stored.map(async (domainEvent) =>

@@ -22,7 +22,8 @@ const TABLE_ENV = 'TABLE_NAME';
 
 /**
  * Transactions need no action of their own: IAM checks each Put/Update/Delete inside them, plus
- * ConditionCheckItem. Explicit lists keep `dynamodb:*`-style wildcards out of every policy.
+ * ConditionCheckItem. BatchWriteItem is its own action (shared/db/batch.ts: delivery records,
+ * purges). Explicit lists keep `dynamodb:*`-style wildcards out of every policy.
  */
 const tableActions = {
   read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
@@ -34,13 +35,18 @@ const tableActions = {
     'dynamodb:UpdateItem',
     'dynamodb:DeleteItem',
     'dynamodb:ConditionCheckItem',
+    'dynamodb:BatchWriteItem',
   ],
 } as const;
 
+/**
+ * Writes are streamed multipart uploads (shared/storage.ts): their parts authorize as PutObject,
+ * and lib-storage aborts an upload that failed (AbortMultipartUpload, an action of its own).
+ */
 const bucketActions = {
   read: ['s3:GetObject'],
-  write: ['s3:PutObject'],
-  readWrite: ['s3:GetObject', 's3:PutObject'],
+  write: ['s3:PutObject', 's3:AbortMultipartUpload'],
+  readWrite: ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload'],
 } as const;
 
 export interface ServiceFunctionProps extends NodejsFunctionProps {
@@ -207,9 +213,10 @@ export class ServiceFunction extends NodejsFunction {
       [`AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/*]`]:
         "Objects are named at run time (one per export job, under a generated id); the grant names this one bucket's objects and only the object actions asked for.",
     });
-    // Objects under a customer key: reading decrypts, writing generates the object's data key.
+    // Objects under a customer key: reading decrypts, writing generates the object's data key, and
+    // a multipart upload decrypts it again to complete (large transcripts fail without it).
     const key = bucket.encryptionKey;
-    if (key && access !== 'write') key.grantDecrypt(this);
+    if (key) key.grantDecrypt(this);
     if (key && access !== 'read') key.grant(this, 'kms:GenerateDataKey');
     this.addEnvironment(definition.envVar, bucket.bucketName);
     return this;

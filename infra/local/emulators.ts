@@ -66,9 +66,27 @@ export async function startDynamoDb(dataDir: string | undefined): Promise<Runnin
   };
 }
 
+/**
+ * fauxqs imports node:sqlite (its optional persistence, unused here) as it loads, and Node 22 warns
+ * once per process that SQLite is experimental: that one warning is left out of `npm start`.
+ */
+async function importFauxqs(): Promise<typeof import('fauxqs')> {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    const text = typeof warning === 'string' ? warning : warning.message;
+    if (text.startsWith('SQLite is an experimental feature')) return;
+    (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
+  }) as typeof process.emitWarning;
+  try {
+    return await import('fauxqs');
+  } finally {
+    process.emitWarning = emitWarning;
+  }
+}
+
 /** SQS and S3 in one in-process emulator (fauxqs), bound to loopback only. */
 export async function startSqsAndS3(): Promise<RunningEmulator> {
-  const { startFauxqs } = await import('fauxqs');
+  const { startFauxqs } = await importFauxqs();
   const port = await freePort();
   const server = await startFauxqs({ port, host: '127.0.0.1', logger: false });
   return {

@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   }
   const t0 = Date.now();
   const log = (line: string) => console.log(`[${((Date.now() - t0) / 1000).toFixed(1)}s] ${line}`);
-  log('starting the local stack…');
+  log(`starting the local stack on Node ${process.version}…`);
   const stack = await startLocalStack({
     port: Number(process.env.PORT ?? 3000),
     dataDir: process.env.DATA_DIR,

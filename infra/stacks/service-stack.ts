@@ -88,6 +88,9 @@ type BucketName = (typeof bucketDefinitions)[number]['name'];
 export const ROUTE_GROUP_TAG = 'service:route-group';
 export const WORKER_TAG = 'service:worker';
 
+/** The custom rotation function of the cursor key ring (Secrets Manager's rotation steps). */
+export const cursorKeyRotationEntry = 'functions/rotation/cursor-signing-key.ts';
+
 /**
  * Queues and buckets a route group uses, granted and wired by env var. Every API group also gets
  * read-write on the table (auth records rate-limit windows).
@@ -104,6 +107,8 @@ const groupNeeds: Partial<
       holdsAiProviderKeys?: boolean;
       /** Calls Discord: reads the bot token's secret. */
       readsDiscordToken?: boolean;
+      /** Signs and checks pagination cursors: reads the cursor key ring's secret at cold start. */
+      readsCursorKeys?: boolean;
       /** Read from disk at run time, copied next to the bundle (see ServiceFunctionProps). */
       bundledFiles?: () => readonly BundledFile[];
       /** Sends e-mail through SES from the transcript sender (the stack's parameter). */
@@ -138,6 +143,9 @@ const groupNeeds: Partial<
     sendsEmail: true,
     streams: { timeoutSeconds: 600 },
   },
+  // The groups whose answers are cursor pages (conversations and their messages, the events feed).
+  conversations: { readsCursorKeys: true },
+  events: { readsCursorKeys: true },
   // AI provider keys are sealed on create and update, opened by the provider test.
   admin: { holdsAiProviderKeys: true },
   // Adding a channel looks it up through Discord's API with the bot token.
@@ -405,14 +413,18 @@ export class ServiceStack extends Stack {
       buckets.set(definition.name, bucket);
     }
 
-    // Read by the functions at cold start (shared/cursor-keys.ts), never put in their environment:
-    // a JSON ring { current, next, previous } once rotated (a plain key until then), so a rotation
-    // never invalidates a cursor in flight.
+    // Read by the functions that sign cursors at cold start (shared/cursor-keys.ts), never put in
+    // their environment: a JSON ring { current, next, previous } once rotated (a plain key until
+    // then), so a rotation never invalidates a cursor in flight.
     const cursorSigningKey = new Secret(this, 'CursorSigningKey', {
       description:
         'HMAC key ring of pagination cursors (JSON {current,next,previous}; a plain key before the first rotation), rotated every 30 days',
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
     });
+    const withCursorKeys = (fn: ServiceFunction) => {
+      fn.addEnvironment('CURSOR_SIGNING_KEY_SECRET_ARN', cursorSigningKey.secretArn);
+      cursorSigningKey.grantRead(fn);
+    };
     // Webhook signing secrets are encrypted with KMS (organization as encryption context): only the
     // API function that creates and rotates them may encrypt, only the delivery worker may decrypt.
     const webhookSecretsKey = new Key(this, 'WebhookSecretsKey', {
@@ -510,7 +522,6 @@ export class ServiceStack extends Stack {
       SERVICE_VERSION: packageJson.version,
       POWERTOOLS_LOG_LEVEL: logLevel.valueAsString,
       POWERTOOLS_LOGGER_SAMPLE_RATE: debugLogSampleRate.valueAsString,
-      CURSOR_SIGNING_KEY_SECRET_ARN: cursorSigningKey.secretArn,
       PLATFORM_ADMIN_TOKEN_SHA256: adminTokenHash.valueAsString,
       ...(props.rateLimitPerMinute && { RATE_LIMIT_PER_MINUTE: String(props.rateLimitPerMinute) }),
       ...(props.authCacheTtlMs && { AUTH_CACHE_TTL_MS: String(props.authCacheTtlMs) }),
@@ -612,6 +623,7 @@ export class ServiceStack extends Stack {
       if (needs?.sendsEmail) withEmail(fn);
       if (needs?.holdsAiProviderKeys) withAiProviderKeys(fn);
       if (needs?.readsDiscordToken) withDiscordToken(fn);
+      if (needs?.readsCursorKeys) withCursorKeys(fn);
       for (const name of needs?.queues ?? []) {
         const definition = queueDefinitions.find((q) => q.name === name);
         const queue = queues.get(name);
@@ -692,7 +704,8 @@ export class ServiceStack extends Stack {
         logsKey,
         reservedConcurrentExecutions: reserved(worker.name),
         ...workerBuildProps(worker),
-      }).bindTable(table, 'readWrite');
+      });
+      if (worker.table) fn.bindTable(table, worker.table);
       for (const [name, access] of worker.buckets ?? []) {
         const definition = bucketDefinitions.find((b) => b.name === name);
         const bucket = buckets.get(name);
@@ -781,10 +794,9 @@ export class ServiceStack extends Stack {
       functions.push({ name: worker.name, id: `${workerId}Worker`, fn, stream: source.kind === 'stream' });
     }
 
-    for (const { fn } of functions) cursorSigningKey.grantRead(fn);
     // A custom rotation function: hosted rotations only exist for database credentials.
     const rotation = new ServiceFunction(this, 'CursorKeyRotationFunction', {
-      entry: 'functions/rotation/cursor-signing-key.ts',
+      entry: cursorKeyRotationEntry,
       description: 'rotates the cursor signing key ring (Secrets Manager rotation steps)',
       timeout: Duration.seconds(30),
       memorySize: 256,

@@ -30,7 +30,7 @@ const sealingKey = (providerId: string) => ({
 const toProvider = (item: object): AiProvider => pickShape(built(aiProviderSchema).shape, item);
 
 /**
- * How long an instance trusts what it read of the providers for `anyEnabled` (the chatbot's
+ * How long an instance trusts what it read of the providers for `anyAiProviderEnabled` (the chatbot's
  * `providerAvailable`): the list is platform-wide and rarely changes. A change made through this
  * instance clears it at once; other instances see it within this long.
  */
@@ -65,6 +65,26 @@ export interface NewAiProvider {
   apiKey?: string | undefined;
 }
 
+/** Every provider (a handful, platform-wide): one Query, oldest first. */
+async function allProviders(options: { consistent?: boolean } = {}): Promise<AiProvider[]> {
+  const items = await queryPrefix(keys.aiProvidersPartition, keys.aiProviderPrefix, options);
+  return items.map(toProvider);
+}
+
+/**
+ * Whether an enabled provider exists: one Query of the (small) partition, remembered by this
+ * instance for PROVIDERS_CACHE_TTL_MS. Outside `aiProviders` so that the chatbot's bundle, which
+ * needs only this, holds none of the sealing and opening of keys (KMS) the object brings along
+ * (test/infra/iam-needs.test.ts derives each function's permissions from its bundle).
+ */
+export async function anyAiProviderEnabled(): Promise<boolean> {
+  const now = clock.nowMs();
+  if (enabledCache && enabledCache.expiresAtMs > now) return enabledCache.value;
+  const value = (await allProviders()).some((provider) => provider.enabled);
+  enabledCache = { value, expiresAtMs: now + PROVIDERS_CACHE_TTL_MS };
+  return value;
+}
+
 export const aiProviders = {
   toProvider,
 
@@ -93,25 +113,9 @@ export const aiProviders = {
     return toProvider(stored);
   },
 
-  /** Every provider (a handful, platform-wide): one Query, oldest first. */
-  async all(options: { consistent?: boolean } = {}): Promise<AiProvider[]> {
-    const items = await queryPrefix(keys.aiProvidersPartition, keys.aiProviderPrefix, options);
-    return items.map(toProvider);
-  },
+  all: allProviders,
 
-  /**
-   * Whether an enabled provider exists: one Query of the (small) partition, remembered by this
-   * instance for PROVIDERS_CACHE_TTL_MS.
-   */
-  async anyEnabled(): Promise<boolean> {
-    const now = clock.nowMs();
-    if (enabledCache && enabledCache.expiresAtMs > now) return enabledCache.value;
-    const value = (await aiProviders.all()).some((provider) => provider.enabled);
-    enabledCache = { value, expiresAtMs: now + PROVIDERS_CACHE_TTL_MS };
-    return value;
-  },
-
-  /** Test hook: forget what `anyEnabled` remembers. */
+  /** Test hook: forget what `anyAiProviderEnabled` remembers. */
   forgetCache: forgetEnabled,
 
   async get(providerId: string): Promise<StoredAiProvider | undefined> {
@@ -146,6 +150,6 @@ export const aiProviders = {
 
   /** The plaintext key, for the probe only; null when none is stored. */
   async openKey(provider: StoredAiProvider): Promise<string | null> {
-    return provider.apiKeySealed ? openSealed(provider.apiKeySealed, sealingKey(provider.id).context) : null;
+    return provider.apiKeySealed ? openSealed(provider.apiKeySealed, sealingKey(provider.id)) : null;
   },
 };

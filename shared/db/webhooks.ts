@@ -52,6 +52,33 @@ export async function activeSecrets(
   return Promise.all(secrets);
 }
 
+/*
+ * The reads the workers use stand outside `webhooks`: an object is bundled whole, and its create and
+ * rotate seal secrets (KMS Encrypt), which neither the fan-out nor the delivery worker may do.
+ * test/infra/iam-needs.test.ts derives each function's permissions from what its bundle holds.
+ */
+
+/** Every webhook of the organization (a small set): one Query. */
+export async function allWebhooks(
+  orgId: string,
+  options: { consistent?: boolean } = {},
+): Promise<StoredWebhook[]> {
+  const items = await queryPrefix(keys.webhooksPartition(orgId), keys.webhookPrefix, options);
+  return items.map(storedOf);
+}
+
+/** Several webhooks of one organization, strongly consistent, in one BatchGetItem. */
+export async function webhooksByIds(
+  orgId: string,
+  webhookIds: readonly string[],
+): Promise<Map<string, StoredWebhook>> {
+  const items = await batchGet(
+    webhookIds.map((id) => keys.webhook(orgId, id)),
+    { consistent: true },
+  );
+  return new Map(items.map((item) => [String(item.id), storedOf(item)]));
+}
+
 export const webhooks = {
   toWebhook,
 
@@ -81,26 +108,11 @@ export const webhooks = {
     return toWebhook(created);
   },
 
-  /** Every webhook of the organization (a small set): one Query. */
-  async all(orgId: string, options: { consistent?: boolean } = {}): Promise<StoredWebhook[]> {
-    const items = await queryPrefix(keys.webhooksPartition(orgId), keys.webhookPrefix, options);
-    return items.map(storedOf);
-  },
-
   async get(orgId: string, webhookId: string): Promise<StoredWebhook | undefined> {
     const { Item } = await db.send(
       new GetCommand({ TableName: tableName, Key: keys.webhook(orgId, webhookId), ConsistentRead: true }),
     );
     return Item ? storedOf(Item) : undefined;
-  },
-
-  /** Several webhooks of one organization, strongly consistent, in one BatchGetItem. */
-  async getMany(orgId: string, webhookIds: readonly string[]): Promise<Map<string, StoredWebhook>> {
-    const items = await batchGet(
-      webhookIds.map((id) => keys.webhook(orgId, id)),
-      { consistent: true },
-    );
-    return new Map(items.map((item) => [String(item.id), storedOf(item)]));
   },
 
   /** Writes the given fields; undefined when there is no such webhook. */

@@ -1,4 +1,5 @@
 import middy from '@middy/core';
+import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { HandlerContext, HttpResult } from './context';
 import { authenticate } from './middleware/authenticate';
@@ -42,7 +43,7 @@ export function createHandler(
 }
 
 /**
- * The same stack for a group whose answers may be streams (exports): middy's `streamifyResponse`,
+ * The same stack for a group whose answers may be streams (exports): middy's streamed execution mode,
  * so Lambda sends the prelude (status, headers, after every middleware ran) and then the body as
  * the route produces it. Errors before the first byte are envelopes as anywhere else.
  */
@@ -81,7 +82,7 @@ function buildStack(
   // timeoutEarly is off: API Gateway answers 504 at 29 s on its own, and the per-request timer costs.
   return middy<APIGatewayProxyEvent, HttpResult, Error, HandlerContext>(dispatch, {
     timeoutEarlyInMillis: 0,
-    streamifyResponse: streaming,
+    ...(streaming && { executionMode: executionModeStreamifyResponse }),
   })
     .use(requestContext())
     .use(securityHeaders())

@@ -3,7 +3,7 @@ import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 
 /**
  * Lambda response streaming. In AWS the Node.js runtime provides the global `awslambda`
- * (`streamifyResponse`, `HttpResponseStream.from`), which middy's `streamifyResponse: true` uses; API
+ * (`streamifyResponse`, `HttpResponseStream.from`), which middy's `executionModeStreamifyResponse` uses; API
  * Gateway (REST, `responseTransferMode: STREAM`) reads the prelude (status, headers) and passes the
  * bytes on as they come. Elsewhere (the local gateway, `npm run invoke`, tests, the bench) this module
  * installs a stand-in with the same two calls before a streaming handler is built, and the host hands

@@ -132,10 +132,12 @@ export async function seal(plaintext: string, key: SealingKey): Promise<string> 
 
 /**
  * Throws on anything malformed, sealed under another key or with another encryption context, or
- * altered in any byte (GCM tag check locally, KMS's own integrity check in AWS).
+ * altered in any byte (GCM tag check locally, KMS's own integrity check in AWS). Decrypt names the
+ * key it expects (KMS's advice, and what tells the infra tests which key a function opens with).
  */
-export async function openSealed(sealed: string, context: Record<string, string>): Promise<string> {
+export async function openSealed(sealed: string, key: SealingKey): Promise<string> {
   if (!sealed.startsWith(`${KMS_VERSION}.`)) return openLocally(sealed);
+  const { context, kmsKeyId } = key;
   const cacheKey = `${JSON.stringify(context)}/${sealed}`;
   let found = opened.get(cacheKey);
   if (!found) {
@@ -144,7 +146,11 @@ export async function openSealed(sealed: string, context: Record<string, string>
     const ciphertext = decodePart(parts[1]);
     found = kms().then(async ({ kms: client, sdk }) => {
       const { Plaintext } = await client.send(
-        new sdk.DecryptCommand({ CiphertextBlob: ciphertext, EncryptionContext: context }),
+        new sdk.DecryptCommand({
+          CiphertextBlob: ciphertext,
+          EncryptionContext: context,
+          ...(kmsKeyId && { KeyId: kmsKeyId }),
+        }),
       );
       if (!Plaintext) throw new Error('KMS returned no plaintext');
       return Buffer.from(Plaintext).toString('utf8');
@@ -157,12 +163,18 @@ export async function openSealed(sealed: string, context: Record<string, string>
   return found;
 }
 
+/** A webhook secret's key: WEBHOOK_SECRETS_KMS_KEY_ID (unset: the local key), the organization as context. */
+const webhookKey = (orgId: string): SealingKey => ({
+  kmsKeyId: process.env.WEBHOOK_SECRETS_KMS_KEY_ID || undefined,
+  context: contextOf(orgId),
+});
+
 /** Seals under KMS when WEBHOOK_SECRETS_KMS_KEY_ID is set, else under the local key. */
 export async function sealSecret(plaintext: string, orgId: string): Promise<string> {
-  return seal(plaintext, { kmsKeyId: process.env.WEBHOOK_SECRETS_KMS_KEY_ID, context: contextOf(orgId) });
+  return seal(plaintext, webhookKey(orgId));
 }
 
 /** Opens a webhook secret: the organization is its encryption context (see `openSealed`). */
 export async function openSecret(sealed: string, orgId: string): Promise<string> {
-  return openSealed(sealed, contextOf(orgId));
+  return openSealed(sealed, webhookKey(orgId));
 }

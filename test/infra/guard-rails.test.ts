@@ -199,7 +199,11 @@ describe('the cursor signing key', () => {
             ?.CURSOR_SIGNING_KEY_SECRET_ARN,
         ) === secretId,
     );
-    expect(withArn.length).toBe(functions.size);
+    // Only the groups that answer cursor pages (test/infra/iam-needs.test.ts: those whose bundle reads it).
+    expect(withArn.map(([, fn]) => tagValue(fn, 'service:route-group')).sort()).toEqual([
+      'conversations',
+      'events',
+    ]);
     // One policy per function role, plus the rotation function's.
     expect(readers.length).toBe(withArn.length + 1);
   });

@@ -22,6 +22,15 @@ describe('configuration in a deployed function', () => {
     expect(() => config.transcriptEmailFrom).toThrow(/TRANSCRIPT_EMAIL_FROM/);
   });
 
+  it('loads in a function the stack gives no cursor key, and refuses to sign cursors without one', async () => {
+    for (const [name, value] of Object.entries(lambdaEnv)) vi.stubEnv(name, value);
+    vi.stubEnv('CURSOR_SIGNING_KEY_SECRET_ARN', '');
+    vi.stubEnv('CURSOR_SIGNING_KEY', '');
+    const { config } = await import('../../shared/config');
+    expect(config.cursorSigningKeySecretArn).toBeUndefined();
+    expect(() => config.cursorSigningKey).toThrow(/CURSOR_SIGNING_KEY/);
+  });
+
   it('refuses to load without the table name', async () => {
     for (const [name, value] of Object.entries(lambdaEnv)) vi.stubEnv(name, value);
     vi.stubEnv('TABLE_NAME', '');

@@ -52,6 +52,12 @@ describe('secret box under KMS', () => {
     const [call] = kms.commandCalls(EncryptCommand);
     expect(call?.args[0].input).toMatchObject({ KeyId: KEY_ID, EncryptionContext: { organizationId: ORG } });
     expect(await box.openSecret(sealed, ORG)).toBe('whsec_kms');
+    // Decrypt names the key it expects: a value sealed under another key is refused.
+    const [decrypt] = kms.commandCalls(DecryptCommand);
+    expect(decrypt?.args[0].input).toMatchObject({
+      KeyId: KEY_ID,
+      EncryptionContext: { organizationId: ORG },
+    });
   });
 
   it('asks KMS once per sealed value, however many deliveries open it', async () => {

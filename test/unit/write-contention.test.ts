@@ -48,7 +48,7 @@ const touch = () =>
   }));
 
 describe('a write that keeps losing to concurrent writers', () => {
-  beforeEach(alwaysContended);
+  beforeEach(() => alwaysContended());
 
   it('retries with pauses for the request’s retry budget, then gives up well within 2 s', async () => {
     const started = performance.now();
