@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, createTenant, createVisitor, type Tenant } from '../helpers/api';
+import { eventually } from '../helpers/eventually';
 
 /**
  * A busy conversation: message posts commute (counts go up, the last message moves forward), so
@@ -106,8 +107,9 @@ describe('many concurrent posts into one conversation', () => {
     expect(listed.body.data.map((message) => message.id).sort()).toEqual(
       posted.map((message) => message.id).sort(),
     );
-    // One event per message, none lost and none twice.
-    const events = (await messageEvents()).filter((event) => event.data.conversationId === id);
+    // One event per message, none lost and none twice (the feed shows an event once it has settled).
+    const ofThis = async () => (await messageEvents()).filter((event) => event.data.conversationId === id);
+    const events = await eventually(ofThis, (found) => found.length >= posted.length, { intervalMs: 500 });
     expect(events.map((event) => event.data.id).sort()).toEqual(posted.map((message) => message.id).sort());
   });
 
