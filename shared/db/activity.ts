@@ -1,4 +1,3 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { DayTotals } from '../analytics/counters';
 import {
   type ActivityFact,
@@ -13,9 +12,10 @@ import {
 } from '../analytics/tally';
 import { COMMIT_WINDOW_MS, DAY_MS, type Span } from '../analytics/window';
 import { batchGet } from './batch';
-import { db, tableName } from './client';
+import { tableName } from './client';
 import { EVENT_RETENTION_MS, eventDataOf } from './events';
 import { keys } from './keys';
+import { queryAll } from './query';
 
 /**
  * The organization's activity within part of a day, counted item by item, for the analytics export
@@ -70,33 +70,21 @@ async function factsAround(orgId: string, span: Span): Promise<ActivityFact[]> {
   const types = Object.fromEntries(countedEventTypes.map((type, i) => [`:t${i}`, type]));
   const pages = await Promise.all(
     segments.map(async (segment) => {
-      const found: ActivityFact[] = [];
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await db.send(
-          new QueryCommand({
-            TableName: tableName,
-            // The key just below the first id of each bound's millisecond: ids in [from, to).
-            KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-            FilterExpression: `#type IN (${Object.keys(types).join(', ')})`,
-            ProjectionExpression: '#type, dataZ, #data',
-            ExpressionAttributeNames: { '#type': 'type', '#data': 'data' },
-            ExpressionAttributeValues: {
-              ':pk': keys.eventsPartition(orgId),
-              ':from': keys.eventKeyAt(segment.from),
-              ':to': keys.eventKeyAt(segment.to),
-              ...types,
-            },
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        for (const item of page.Items ?? []) {
-          const fact = factOf(item.type, eventDataOf(item));
-          if (fact) found.push(fact);
-        }
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
-      return found;
+      const items = await queryAll({
+        TableName: tableName,
+        // The key just below the first id of each bound's millisecond: ids in [from, to).
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        FilterExpression: `#type IN (${Object.keys(types).join(', ')})`,
+        ProjectionExpression: '#type, dataZ, #data',
+        ExpressionAttributeNames: { '#type': 'type', '#data': 'data' },
+        ExpressionAttributeValues: {
+          ':pk': keys.eventsPartition(orgId),
+          ':from': keys.eventKeyAt(segment.from),
+          ':to': keys.eventKeyAt(segment.to),
+          ...types,
+        },
+      });
+      return items.flatMap((item) => factOf(item.type, eventDataOf(item)) ?? []);
     }),
   );
   return pages.flat();
@@ -109,31 +97,23 @@ async function factsAround(orgId: string, span: Span): Promise<ActivityFact[]> {
  */
 async function responsesIn(orgId: string, span: Span): Promise<ResponseFact[]> {
   const partition = keys.surveysByTimePartition(orgId);
-  const found: ResponseFact[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: partition.index,
-        KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: {
-          ':pk': partition.pk,
-          ':from': new Date(span.from).toISOString(),
-          ':to': new Date(span.to).toISOString(),
-        },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const entry = typeof item.gsi1sk === 'string' ? keys.surveyByTimeOf(item.gsi1sk) : undefined;
-      const at = entry ? Date.parse(entry.createdAt) : Number.NaN;
-      if (entry && !Number.isNaN(at))
-        found.push({ at, conversationId: entry.conversationId, surveyId: entry.surveyId });
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return found;
+  const items = await queryAll({
+    TableName: tableName,
+    IndexName: partition.index,
+    KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: {
+      ':pk': partition.pk,
+      ':from': new Date(span.from).toISOString(),
+      ':to': new Date(span.to).toISOString(),
+    },
+  });
+  return items.flatMap((item) => {
+    const entry = typeof item.gsi1sk === 'string' ? keys.surveyByTimeOf(item.gsi1sk) : undefined;
+    const at = entry ? Date.parse(entry.createdAt) : Number.NaN;
+    return entry && !Number.isNaN(at)
+      ? [{ at, conversationId: entry.conversationId, surveyId: entry.surveyId }]
+      : [];
+  });
 }
 
 /** The few attributes the count needs of each conversation (deleted ones included), eventually consistent. */

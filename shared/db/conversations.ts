@@ -375,8 +375,8 @@ export function newConversation(fields: NewConversationFields): StoredConversati
   };
 }
 
-/** A strongly consistent read of a live conversation (404 when missing or soft-deleted). */
-async function liveConversation(orgId: string, conversationId: string): Promise<StoredConversation> {
+/** The stored item of a live conversation, strongly consistent; undefined when missing or soft-deleted. */
+async function liveItem(orgId: string, conversationId: string): Promise<Record<string, unknown> | undefined> {
   const { Item } = await db.send(
     new GetCommand({
       TableName: tableName,
@@ -384,8 +384,19 @@ async function liveConversation(orgId: string, conversationId: string): Promise<
       ConsistentRead: true,
     }),
   );
-  if (!Item || Item.deletedAt) throw new NotFoundError('Conversation not found');
-  return storedConversationOf(Item);
+  return Item && !Item.deletedAt ? Item : undefined;
+}
+
+/** The item of a live conversation, or 404. */
+async function mustBeLive(orgId: string, conversationId: string): Promise<Record<string, unknown>> {
+  const item = await liveItem(orgId, conversationId);
+  if (!item) throw new NotFoundError('Conversation not found');
+  return item;
+}
+
+/** A strongly consistent read of a live conversation (404 when missing or soft-deleted). */
+async function liveConversation(orgId: string, conversationId: string): Promise<StoredConversation> {
+  return storedConversationOf(await mustBeLive(orgId, conversationId));
 }
 
 export const conversations = {
@@ -461,15 +472,8 @@ export const conversations = {
    * missing.
    */
   async get(orgId: string, conversationId: string): Promise<StoredConversation | undefined> {
-    const { Item } = await db.send(
-      new GetCommand({
-        TableName: tableName,
-        Key: keys.conversation(orgId, conversationId),
-        ConsistentRead: true,
-      }),
-    );
-    if (!Item || Item.deletedAt) return undefined;
-    return storedConversationOf(Item);
+    const item = await liveItem(orgId, conversationId);
+    return item && storedConversationOf(item);
   },
 
   /**
@@ -524,15 +528,9 @@ export const conversations = {
     const budget = new RetryBudget();
     let change: (AppendChange<T> & { items: Write[] }) | undefined;
     for (let attempt = 1; ; attempt++) {
-      const { Item } = await db.send(
-        new GetCommand({
-          TableName: tableName,
-          Key: keys.conversation(orgId, conversationId),
-          ConsistentRead: true,
-        }),
-      );
-      if (!Item || Item.deletedAt) throw new NotFoundError('Conversation not found');
-      const current = storedConversationOf(Item);
+      // The raw item: a first visitor time stored as an explicit null (older items) is written differently.
+      const item = await mustBeLive(orgId, conversationId);
+      const current = storedConversationOf(item);
       options.check?.(current);
       // Built once: a retry keeps the message's id, time and event, so exactly one of each commits.
       if (!change) {
@@ -544,7 +542,7 @@ export const conversations = {
       const counted = { ...withMessage(current, message), firstResponseTimeMs: current.firstResponseTimeMs };
       try {
         await transact([
-          appendWrite(current, Item.firstVisitorMessageAt === null, message),
+          appendWrite(current, item.firstVisitorMessageAt === null, message),
           ...items,
           ...incrementWrites(stats.messagePosted(current, counted, message)),
         ]);

@@ -1,4 +1,4 @@
-import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { paginateQuery, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client';
 
 /**
@@ -37,6 +37,13 @@ export async function queryPrefix(
     items.push(...(page.Items ?? []));
     startKey = page.LastEvaluatedKey;
   } while (startKey && (options.limit === undefined || items.length < options.limit));
+  return items;
+}
+
+/** Every item a Query matches, all pages (the SDK's paginator). */
+export async function queryAll(input: QueryCommandInput): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  for await (const page of paginateQuery({ client: db }, input)) items.push(...(page.Items ?? []));
   return items;
 }
 
