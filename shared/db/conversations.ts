@@ -116,8 +116,8 @@ const sameValue = (a: unknown, b: unknown) =>
 /**
  * A state change of the conversation (anything but a message post) as one Update: only the
  * attributes that differ are written, on the `rev` that was read (and on `messageCount` and
- * `lastMessageAt` when an append-moved field is among them), so the counts and last message that posts moved meanwhile are
- * never overwritten with what this writer read.
+ * `lastMessageAt` when it sets an append-moved field), so the counts and last message that posts
+ * moved meanwhile are never overwritten with what this writer read.
  */
 export function conversationStateWrite(current: StoredConversation, next: StoredConversation): Write {
   const before: Record<string, unknown> = conversationItem(current);
@@ -140,7 +140,9 @@ export function conversationStateWrite(current: StoredConversation, next: Stored
     return `#r${i}`;
   });
   let condition = 'rev = :rev';
-  if ([...set.map(([name]) => name), ...remove].some((name) => APPEND_FIELDS.has(name))) {
+  // Removing a listing key (a deletion) holds whatever the posts moved meanwhile: only a value
+  // written from what was read must be sure no post came in between.
+  if (set.some(([name]) => APPEND_FIELDS.has(name))) {
     condition += ' AND messageCount = :messageCount AND lastMessageAt = :lastMessageAt';
     values[':messageCount'] = current.messageCount;
     values[':lastMessageAt'] = current.lastMessageAt;
@@ -188,6 +190,11 @@ function appendWrite(current: StoredConversation, legacyNullFirstVisitor: boolea
       } else set.push('firstVisitorMessageAt = if_not_exists(firstVisitorMessageAt, :at)');
     }
   }
+  const claim = firstResponseClaimOf(current, message);
+  if (claim) {
+    set.push(`${CLAIM} = if_not_exists(${CLAIM}, :claim)`);
+    values[':claim'] = claim;
+  }
   return {
     action: {
       Update: {
@@ -208,13 +215,15 @@ function appendWrite(current: StoredConversation, legacyNullFirstVisitor: boolea
  * post has nothing more to move. One UpdateItem, apart from the post's transaction, because
  * concurrent posts commit in any order and a failed "newest" condition would cancel the message
  * itself; a crash between the two leaves the previous preview until the next message moves it.
- * Returns the freshest state it saw (undefined once deleted).
+ * Returns the item as it stood after the post's commit (undefined when it never read it: a newer
+ * message was already in the state read before the post).
  */
 async function moveLastMessage(
   current: StoredConversation,
   message: Message,
-): Promise<StoredConversation | undefined> {
+): Promise<Record<string, unknown> | undefined> {
   let seen = current;
+  let after: Record<string, unknown> | undefined;
   for (let attempt = 1; attempt <= 5 && seen.lastMessageAt <= message.createdAt; attempt++) {
     const next = withMessage(seen, message);
     const recency = keys.conversationIndexes({ orgId: seen.organizationId, ...next }).gsi2sk;
@@ -243,7 +252,7 @@ async function moveLastMessage(
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return Attributes ? storedConversationOf(Attributes) : seen;
+      return Attributes;
     } catch (error) {
       // In AWS a write to an item that a transaction is changing is refused at once: try again.
       if (error instanceof TransactionConflictException) {
@@ -251,48 +260,71 @@ async function moveLastMessage(
         continue;
       }
       if (!(error instanceof ConditionalCheckFailedException) || !error.Item) throw error;
-      const now = unmarshall(error.Item);
+      after = unmarshall(error.Item);
       // Deleted meanwhile, or a newer message is already there: nothing to move.
-      if (now.deletedAt) return undefined;
-      seen = storedConversationOf(now);
+      if (after.deletedAt) return after;
+      seen = storedConversationOf(after);
     }
   }
-  return seen;
+  return after;
 }
 
 /**
- * After the post commits, when it may be the conversation's first response (an operator message,
- * a visitor message before it, none answered yet): its time and the day counters of first
- * responses, in one transaction on the condition that no other message answered first. The loser
- * of that race (another operator message committed first) has nothing to add.
+ * The first response is claimed inside the post's own transaction, by `if_not_exists` on an
+ * internal attribute: the first candidate to commit wins, and no candidate is ever cancelled or
+ * has to try a transaction it then loses. The winner then records `firstResponseTimeMs` and the day
+ * counters (`recordFirstResponse`). The claim carries what that step needs, so any later post can
+ * finish the step if its winner crashed before it.
  */
-async function recordFirstResponse(current: StoredConversation, message: Message): Promise<void> {
-  const firstResponseTimeMs = withMessage(current, message).firstResponseTimeMs;
-  if (firstResponseTimeMs === null) return;
-  await retryOnConflict(() => recordFirstResponseOnce(current, message, firstResponseTimeMs));
+const CLAIM = 'firstResponseClaim';
+
+interface FirstResponseClaim {
+  messageId: string;
+  createdAt: string;
+  timeMs: number;
 }
 
-async function recordFirstResponseOnce(
-  current: StoredConversation,
-  message: Message,
-  firstResponseTimeMs: number,
-): Promise<void> {
+/** The claim a message makes when it would be the first response of `current`, or undefined. */
+function firstResponseClaimOf(current: StoredConversation, message: Message): FirstResponseClaim | undefined {
+  if (message.senderType !== 'operator' || current.firstResponseTimeMs !== null) return undefined;
+  const timeMs = withMessage(current, message).firstResponseTimeMs;
+  return timeMs === null ? undefined : { messageId: message.id, createdAt: message.createdAt, timeMs };
+}
+
+/** How long a claim may wait for its winner before another post finishes recording it. */
+const ABANDONED_CLAIM_MS = 60_000;
+
+/**
+ * After the post commits, with the item as it stood afterwards: when a first response is claimed
+ * and not yet recorded, and the claim is this message's (or an abandoned one), its time and the day
+ * counters of first responses go in one transaction, conditioned on the claim and on nothing being
+ * recorded yet, so it counts exactly once however many posts try.
+ */
+async function recordFirstResponse(item: Record<string, unknown>, message: Message): Promise<void> {
+  const claim = item[CLAIM] as FirstResponseClaim | undefined;
+  if (!claim || (item.firstResponseTimeMs ?? null) !== null || item.deletedAt) return;
+  const abandoned = Date.parse(message.createdAt) - Date.parse(claim.createdAt) > ABANDONED_CLAIM_MS;
+  if (claim.messageId !== message.id && !abandoned) return;
+  const conversation = storedConversationOf(item);
   try {
-    await transact([
-      {
-        action: {
-          Update: {
-            TableName: tableName,
-            Key: keys.conversation(current.organizationId, current.id),
-            UpdateExpression: 'SET firstResponseTimeMs = :frt',
-            ConditionExpression: `${LIVE} AND ${NULL_OR_ABSENT('firstResponseTimeMs')}`,
-            ExpressionAttributeValues: { ':frt': firstResponseTimeMs, ':null': null },
+    await retryOnConflict(() =>
+      transact([
+        {
+          action: {
+            Update: {
+              TableName: tableName,
+              Key: keys.conversation(conversation.organizationId, conversation.id),
+              UpdateExpression: 'SET firstResponseTimeMs = :frt',
+              ConditionExpression: `${LIVE} AND ${NULL_OR_ABSENT('firstResponseTimeMs')} AND #claim.messageId = :claimed`,
+              ExpressionAttributeNames: { '#claim': CLAIM },
+              ExpressionAttributeValues: { ':frt': claim.timeMs, ':claimed': claim.messageId, ':null': null },
+            },
           },
+          onConditionFailed: () => new FirstResponseTaken(),
         },
-        onConditionFailed: () => new FirstResponseTaken(),
-      },
-      ...incrementWrites(stats.firstResponse(current, message, firstResponseTimeMs)),
-    ]);
+        ...incrementWrites(stats.firstResponse(conversation, claim, claim.timeMs)),
+      ]),
+    );
   } catch (error) {
     if (!(error instanceof FirstResponseTaken)) throw error;
   }
@@ -550,10 +582,12 @@ export const conversations = {
         if (!(error instanceof ConcurrentChangeError) || !(await budget.pause(attempt))) throw error;
         continue;
       }
-      // The state the last step saw is the freshest: a first response recorded meanwhile needs no attempt.
-      const latest = await moveLastMessage(current, message);
-      if (message.senderType === 'operator' && latest && latest.firstResponseTimeMs === null)
-        await recordFirstResponse(latest, message);
+      const after = await moveLastMessage(current, message);
+      // Only an operator message can record a first response (its own claim, or an abandoned one).
+      if (message.senderType === 'operator' && current.firstResponseTimeMs === null) {
+        const latest = after ?? (await liveItem(orgId, conversationId));
+        if (latest) await recordFirstResponse(latest, message);
+      }
       return result;
     }
   },

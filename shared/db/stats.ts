@@ -118,7 +118,7 @@ export const stats = {
   /** The first response of a conversation, `message`, counted on its day (apart from the message itself). */
   firstResponse(
     conversation: StoredConversation,
-    message: Message,
+    message: Pick<Message, 'createdAt'>,
     firstResponseTimeMs: number,
   ): Increment[] {
     return [

@@ -1,4 +1,7 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { keys } from '../../shared/db/keys';
 import { call, createTenant, createVisitor, type Tenant } from '../helpers/api';
 import { eventually } from '../helpers/eventually';
 
@@ -11,6 +14,7 @@ import { eventually } from '../helpers/eventually';
 type Message = { id: string; senderType: string; createdAt: string };
 type Conversation = {
   id: string;
+  createdAt: string;
   version: number;
   priority: string;
   messageCount: number;
@@ -167,5 +171,86 @@ describe('many concurrent posts into one conversation', () => {
     expect(statuses.every((status) => status === 201 || status === 404)).toBe(true);
     expect(answers.at(-1)?.status).toBe(200);
     expect((await call('GET', `/api/conversations/${id}`, { token: tenant.apiKey })).status).toBe(404);
+  });
+});
+
+/** The organization's `first_responses` figure over the default export window (which holds today). */
+async function firstResponsesCounted(of: Tenant): Promise<number> {
+  const response = await call('GET', '/api/export/analytics', { token: of.apiKey });
+  expect(response.status, response.text).toBe(200);
+  const rows = response.text.split('\r\n').map((line) => line.split(','));
+  return rows
+    .filter(([metric]) => metric === 'first_responses')
+    .reduce((total, [, value]) => total + Number(value), 0);
+}
+
+describe('the first response of a busy conversation', () => {
+  it('is recorded and counted exactly once when many operator messages answer at once', async () => {
+    const own = await createTenant();
+    const ownVisitor = await createVisitor(own.widgetKey);
+    const created = await call<Conversation>('POST', '/api/conversations', {
+      token: ownVisitor.token,
+      body: { message: 'Hello?' },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id;
+
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, n) =>
+        call<Message>('POST', `/api/conversations/${id}/messages`, {
+          token: n % 2 ? own.operatorSession : own.apiKey,
+          body:
+            n % 2 ? { content: `Answer ${n}` } : { content: `Answer ${n}`, operatorId: own.adminOperatorId },
+        }),
+      ),
+    );
+    expect(answers.map((answer) => answer.status).filter((status) => status !== 201)).toEqual([]);
+    const after = (await call<Conversation>('GET', `/api/conversations/${id}`, { token: own.apiKey })).body;
+    const first = Math.min(...answers.map((answer) => Date.parse(answer.body.createdAt)));
+    const last = Math.max(...answers.map((answer) => Date.parse(answer.body.createdAt)));
+    const opened = Date.parse(created.body.createdAt);
+    expect(after.firstResponseTimeMs).toBeGreaterThanOrEqual(first - opened);
+    expect(after.firstResponseTimeMs).toBeLessThanOrEqual(last - opened);
+    expect(await firstResponsesCounted(own)).toBe(1);
+  });
+
+  it('is finished by a later operator message when the one that claimed it never recorded it', async () => {
+    const own = await createTenant();
+    const ownVisitor = await createVisitor(own.widgetKey);
+    const created = await call<Conversation>('POST', '/api/conversations', {
+      token: ownVisitor.token,
+      body: { message: 'Hello?' },
+    });
+    const id = created.body.id;
+    // A post that claimed the first response and then crashed, two minutes ago.
+    const table = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: inject('endpoints').dynamodb }));
+    await table.send(
+      new UpdateCommand({
+        TableName: inject('tableName'),
+        Key: keys.conversation(own.orgId, id),
+        UpdateExpression: 'SET firstResponseClaim = :claim',
+        ExpressionAttributeValues: {
+          ':claim': {
+            messageId: 'crashed',
+            createdAt: new Date(Date.now() - 120_000).toISOString(),
+            timeMs: 1,
+          },
+        },
+      }),
+    );
+    const read = async () =>
+      (await call<Conversation>('GET', `/api/conversations/${id}`, { token: own.apiKey })).body;
+    expect((await read()).firstResponseTimeMs).toBeNull();
+
+    for (const content of ['Sorry for the wait', 'Anything else?']) {
+      const answer = await call('POST', `/api/conversations/${id}/messages`, {
+        token: own.operatorSession,
+        body: { content },
+      });
+      expect(answer.status).toBe(201);
+      // The claim's time, not this message's: the crashed post answered first.
+      expect((await read()).firstResponseTimeMs).toBe(1);
+    }
+    expect(await firstResponsesCounted(own)).toBe(1);
   });
 });
