@@ -43,6 +43,19 @@ function retrySchedule(
   return delays;
 }
 
+/**
+ * Defaults of the tunable limits. The API description quotes these (with the variable's name), not
+ * the values of one deployment, so the document is the same file wherever it is served.
+ */
+export const configDefaults = {
+  operatorSessionTtlHours: 12,
+  visitorTokenTtlHours: 24 * 30,
+  exportRowLimit: 100_000,
+  transcriptEmailsPerHour: 30,
+  impersonationTtlMinutes: 60,
+  aiProviderProbeTimeoutMs: 10_000,
+} as const;
+
 export const config = {
   serviceVersion: env.SERVICE_VERSION ?? '0.1.0',
   tableName: required('TABLE_NAME', 'conversation-service'),
@@ -65,16 +78,16 @@ export const config = {
   rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', 1200),
   /** How long a warm instance trusts a credential or organization it has already read. */
   authCacheTtlMs: integer('AUTH_CACHE_TTL_MS', 10_000),
-  operatorSessionTtlHours: integer('OPERATOR_SESSION_TTL_HOURS', 12),
-  visitorTokenTtlHours: integer('VISITOR_TOKEN_TTL_HOURS', 24 * 30),
+  operatorSessionTtlHours: integer('OPERATOR_SESSION_TTL_HOURS', configDefaults.operatorSessionTtlHours),
+  visitorTokenTtlHours: integer('VISITOR_TOKEN_TTL_HOURS', configDefaults.visitorTokenTtlHours),
   maxBodyBytes: 256 * 1024,
   /** `host:port` pairs webhooks may target over plain HTTP and without the public-address check. */
   webhookAllowedTargets: env.WEBHOOK_ALLOWED_TARGETS ?? '',
   webhookRetrySchedule: retrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
   /** Conversations one export may match; more is 422 `row_limit_exceeded` before any byte. */
-  exportRowLimit: integer('EXPORT_ROW_LIMIT', 100_000),
+  exportRowLimit: integer('EXPORT_ROW_LIMIT', configDefaults.exportRowLimit),
   /** Transcript e-mails an organization may send per hour (an open relay would be a spam cannon). */
-  transcriptEmailsPerHour: integer('TRANSCRIPT_EMAILS_PER_HOUR', 30),
+  transcriptEmailsPerHour: integer('TRANSCRIPT_EMAILS_PER_HOUR', configDefaults.transcriptEmailsPerHour),
   /**
    * The sender of transcript e-mails: an address of an identity verified in SES. Read when first
    * needed: the stack sets it on the one function that sends mail, and every other function loads
@@ -84,7 +97,10 @@ export const config = {
     return required('TRANSCRIPT_EMAIL_FROM', 'transcripts@conversation-service.local');
   },
   /** Impersonation sessions (platform admin acting as an operator) last at most this long. */
-  impersonationTtlMinutes: Math.min(60, integer('IMPERSONATION_TTL_MINUTES', 60)),
+  impersonationTtlMinutes: Math.min(
+    60,
+    integer('IMPERSONATION_TTL_MINUTES', configDefaults.impersonationTtlMinutes),
+  ),
   /** Where chat-channel (Discord) calls go: configuration, so its own host is admitted (see shared/discord). */
   discordApiBaseUrl: (env.DISCORD_API_BASE_URL || 'https://discord.com/api/v10').replace(/\/+$/, ''),
   /** In AWS the secret holding the bot token (read at run time, cached); locally the token itself. */
@@ -101,7 +117,7 @@ export const config = {
    * the public-address check. Empty in AWS; the local stack admits loopback by default.
    */
   aiProviderAllowedTargets: env.AI_PROVIDER_ALLOWED_TARGETS ?? '',
-  aiProviderProbeTimeoutMs: integer('AI_PROVIDER_PROBE_TIMEOUT_MS', 10_000),
+  aiProviderProbeTimeoutMs: integer('AI_PROVIDER_PROBE_TIMEOUT_MS', configDefaults.aiProviderProbeTimeoutMs),
 } as const;
 
 export type Config = typeof config;

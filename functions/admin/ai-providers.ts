@@ -1,5 +1,5 @@
 import { probeProvider } from '../../shared/ai-providers/probe';
-import { config } from '../../shared/config';
+import { config, configDefaults } from '../../shared/config';
 import { aiProviders } from '../../shared/db/ai-providers';
 import { NotFoundError } from '../../shared/errors';
 import { created, ok, route } from '../../shared/http/route';
@@ -153,7 +153,7 @@ export const testAiProvider = route({
   path: '/api/admin/ai-providers/{id}/test',
   operationId: 'testAiProvider',
   summary: 'Test an AI provider',
-  description: `Sends one short probe, \`POST {baseUrl}/chat/completions\` with \`{ model, messages: [{ role: "user", content }], max_tokens }\` and the stored key as \`Authorization: Bearer\`, and answers how it went: \`reply\` is the first choice's content cut to 200 characters, \`latencyMs\` the whole exchange. An upstream error, a refused target or a timeout (${config.aiProviderProbeTimeoutMs / 1000} s) is still 200, with \`success: false\` and \`error\`. The target must be \`https\` and resolve only to public addresses (checked again at connect time); redirects are not followed. \`AI_PROVIDER_ALLOWED_TARGETS\` admits development targets (\`host:port\`, or a bare host for any port), over http too.`,
+  description: `Sends one short probe, \`POST {baseUrl}/chat/completions\` with \`{ model, messages: [{ role: "user", content }], max_tokens }\` and the stored key as \`Authorization: Bearer\`, and answers how it went: \`reply\` is the first choice's content cut to 200 characters, \`latencyMs\` the whole exchange. An upstream error, a refused target or a timeout (\`AI_PROVIDER_PROBE_TIMEOUT_MS\`, default ${configDefaults.aiProviderProbeTimeoutMs / 1000} s) is still 200, with \`success: false\` and \`error\`. The target must be \`https\` and resolve only to public addresses (checked again at connect time); redirects are not followed. \`AI_PROVIDER_ALLOWED_TARGETS\` admits development targets (\`host:port\`, or a bare host for any port), over http too.`,
   tag: 'AI providers',
   callers: ['platform'],
   params: aiProviderParams,

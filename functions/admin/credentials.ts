@@ -1,5 +1,5 @@
 import { authCache } from '../../shared/auth/authenticate';
-import { config } from '../../shared/config';
+import { config, configDefaults } from '../../shared/config';
 import { credentials } from '../../shared/db/credentials';
 import { operators } from '../../shared/db/operators';
 import { ConflictError, NotFoundError } from '../../shared/errors';
@@ -99,7 +99,7 @@ export const createOperatorSession = route({
   path: '/api/admin/organizations/{orgId}/operators/{operatorId}/sessions',
   operationId: 'createOperatorSession',
   summary: 'Create an operator session',
-  description: `Stands in for dashboard login. The session token carries the operator's role and expires after ${config.operatorSessionTtlHours} hours.`,
+  description: `Stands in for dashboard login. The session token carries the operator's role and expires after \`OPERATOR_SESSION_TTL_HOURS\` hours (default ${configDefaults.operatorSessionTtlHours}).`,
   tag: 'Provisioning',
   callers: ['platform'],
   params: z.strictObject({ orgId: uuid, operatorId: uuid }),

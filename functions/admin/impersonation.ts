@@ -1,7 +1,7 @@
 import { authCache } from '../../shared/auth/authenticate';
 import type { CallerOf } from '../../shared/auth/caller';
 import { parseOrgToken } from '../../shared/auth/tokens';
-import { config } from '../../shared/config';
+import { config, configDefaults } from '../../shared/config';
 import { credentials } from '../../shared/db/credentials';
 import { operators } from '../../shared/db/operators';
 import { NotFoundError } from '../../shared/errors';
@@ -54,7 +54,7 @@ export const impersonateOperator = route({
   path: '/api/admin/users/{id}/impersonate',
   operationId: 'impersonateOperator',
   summary: 'Act as an operator',
-  description: `Mints an operator session for the operator \`id\` (any organization), valid ${config.impersonationTtlMinutes} minutes at most, and sets it in the \`${IMPERSONATION_COOKIE}\` cookie (\`${COOKIE_ATTRIBUTES}\`) for the dashboard. Used as a bearer token it acts as that operator, with the operator's role; every request made with it is written to the organization's audit trail with the platform admin as the actor, and so are the start and the end of the session. A session a cookie sent with this request still holds is ended first. An id that is not an operator's (a visitor's, an unknown one) is 404.`,
+  description: `Mints an operator session for the operator \`id\` (any organization), valid \`IMPERSONATION_TTL_MINUTES\` (default and at most ${configDefaults.impersonationTtlMinutes}) minutes at most, and sets it in the \`${IMPERSONATION_COOKIE}\` cookie (\`${COOKIE_ATTRIBUTES}\`) for the dashboard. Used as a bearer token it acts as that operator, with the operator's role; every request made with it is written to the organization's audit trail with the platform admin as the actor, and so are the start and the end of the session. A session a cookie sent with this request still holds is ended first. An id that is not an operator's (a visitor's, an unknown one) is 404.`,
   tag: 'Impersonation',
   callers: ['platform'],
   params: z.strictObject({ id: uuid }),

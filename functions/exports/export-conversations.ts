@@ -1,6 +1,6 @@
 import type { OrgCaller } from '../../shared/auth/caller';
 import { clock } from '../../shared/clock';
-import { config } from '../../shared/config';
+import { config, configDefaults } from '../../shared/config';
 import { actorOf } from '../../shared/conversations/actor';
 import { countConversations, type ExportFilters, operatorNames } from '../../shared/db/exports';
 import { orgAudit } from '../../shared/db/org-audit';
@@ -45,7 +45,7 @@ const exportedExample: ExportedConversation = {
 
 const SHARED_DESCRIPTION = [
   'Streamed as it is read (a large export starts at once and never sits whole in memory); the answer is an attachment (`Content-Disposition`).',
-  `The conversations it matches are counted first: more than the row limit (\`EXPORT_ROW_LIMIT\`, ${config.exportRowLimit.toLocaleString('en-US')} here) is 422 \`details.reason = "row_limit_exceeded"\` before any byte. Newest \`lastMessageAt\` first; conversations outside the history window are left out.`,
+  `The conversations it matches are counted first: more than the row limit (\`EXPORT_ROW_LIMIT\`, default ${configDefaults.exportRowLimit.toLocaleString('en-US')}) is 422 \`details.reason = "row_limit_exceeded"\` before any byte. Newest \`lastMessageAt\` first; conversations outside the history window are left out.`,
   "JSON is one array of conversations, each with `operatorName` and every message oldest first. CSV has one row per conversation, its messages flattened into the `messages` cell (one line per message: `[createdAt] sender: text`); cells a spreadsheet would read as formulas start with `'`.",
   "`redact_pii=true` masks e-mail addresses and phone numbers (international forms, and national forms of the countries of the organization's locales) in message text as `[email redacted]` / `[phone redacted]`.",
   'Each export is audited when it ends (who, filters, rows, bytes, completed or not). Exports are not idempotent: after a timeout, check what arrived before asking again. A failure after the first byte breaks the connection (a JSON array is left unclosed), never ending as a file that looks complete.',

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { clock } from '../../shared/clock';
-import { config } from '../../shared/config';
+import { config, configDefaults } from '../../shared/config';
 import { actorOf } from '../../shared/conversations/actor';
 import type { StoredConversation } from '../../shared/db/conversations';
 import { exportJobs, operatorNames } from '../../shared/db/exports';
@@ -216,7 +216,7 @@ export const emailTranscript = route({
   path: '/api/conversations/{id}/transcript',
   operationId: 'emailTranscript',
   summary: 'Send a conversation transcript by e-mail',
-  description: `Sends the transcript to \`email\` (a text and an HTML part): messages oldest first, internal notes and deleted messages left out, at most ${TRANSCRIPT_MAX_MESSAGES.toLocaleString('en-US')} messages, then a notice that the transcript is truncated (\`truncated: true\`). The conversation must be inside the history window (else 403 \`outside_history_window\`). Visitors cannot use it. Each organization may send ${config.transcriptEmailsPerHour} transcript e-mails an hour (\`TRANSCRIPT_EMAILS_PER_HOUR\`); beyond that 429 \`details.reason = "transcript_email_limit"\` with \`Retry-After\` (the end of the hour).`,
+  description: `Sends the transcript to \`email\` (a text and an HTML part): messages oldest first, internal notes and deleted messages left out, at most ${TRANSCRIPT_MAX_MESSAGES.toLocaleString('en-US')} messages, then a notice that the transcript is truncated (\`truncated: true\`). The conversation must be inside the history window (else 403 \`outside_history_window\`). Visitors cannot use it. Each organization may send \`TRANSCRIPT_EMAILS_PER_HOUR\` transcript e-mails an hour (default ${configDefaults.transcriptEmailsPerHour}); beyond that 429 \`details.reason = "transcript_email_limit"\` with \`Retry-After\` (the end of the hour).`,
   tag: 'Exports',
   scope: 'conversations:read',
   callers: ['apiKey', 'operator'],

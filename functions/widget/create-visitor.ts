@@ -1,4 +1,4 @@
-import { config } from '../../shared/config';
+import { config, configDefaults } from '../../shared/config';
 import { visitors } from '../../shared/db/visitors';
 import { created, route } from '../../shared/http/route';
 import { visitorExample } from '../../shared/schemas/examples';
@@ -9,7 +9,7 @@ export const createVisitor = route({
   path: '/api/widget/visitors',
   operationId: 'createVisitor',
   summary: 'Bootstrap a widget visitor',
-  description: `Authenticated with the public widget key (\`X-Widget-Key: svc_wpk_…\`). Creates a visitor and a visitor token (\`svc_vt_…\`, valid ${config.visitorTokenTtlHours} hours). \`identifier\` defaults to the visitor id.`,
+  description: `Authenticated with the public widget key (\`X-Widget-Key: svc_wpk_…\`). Creates a visitor and a visitor token (\`svc_vt_…\`, valid \`VISITOR_TOKEN_TTL_HOURS\`, default ${configDefaults.visitorTokenTtlHours} hours). \`identifier\` defaults to the visitor id.`,
   tag: 'Widget',
   callers: ['widget'],
   body: createVisitorBody,

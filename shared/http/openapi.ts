@@ -586,7 +586,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], version: string) {
       title: 'Customer Conversation Service API',
       version,
       contact: { name: 'Conversation Service team', url: 'https://github.com/conversation-service' },
-      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       description: [
         'Live chat and support: conversations, messages, internal notes, an events feed and signed webhooks, with platform provisioning of organizations, API keys and operators.',
         'Conventions: ids are UUIDs (v7), timestamps ISO 8601 UTC with milliseconds. Every response carries `X-Request-Id`, and errors carry the same value as `error.correlationId`. Unknown body fields are rejected (422). Cursor pages are `{ data, nextCursor }`; cursors are opaque, signed and bound to the organization and the listing. Responses carry `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`; a 429 carries `Retry-After`.',

@@ -98,7 +98,7 @@ describe('a body that is not a JSON object is never accepted', () => {
     const webhook = await call<{ id: string }>('POST', '/api/webhooks', {
       token: tenant.apiKey,
       body: {
-        url: `http://127.0.0.1:${inject('webhookTestPorts').at(-1)}/fuzz`,
+        url: `http://127.0.0.1:${inject('webhookTestPorts')[3]}/fuzz`,
         events: ['conversation.closed'],
       },
     });

@@ -39,7 +39,7 @@ export async function setup(project: TestProject): Promise<void> {
   discord = await startFakeDiscord({ token: DISCORD_BOT_TOKEN });
   openAi = await startFakeOpenAi();
   // Local webhook receivers of the tests listen on these; only they are admitted over plain HTTP.
-  const webhookTestPorts = await freePorts(4);
+  const webhookTestPorts = await freePorts(5);
   stack = await startLocalStack({
     port: 0,
     seedDemo: false,

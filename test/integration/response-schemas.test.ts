@@ -41,7 +41,7 @@ beforeAll(async () => {
     token: tenant.apiKey,
     body: { visitorId: visitor.visitor.id },
   });
-  const hookUrl = `http://127.0.0.1:${inject('webhookTestPorts').at(-1)}/schema-check`;
+  const hookUrl = `http://127.0.0.1:${inject('webhookTestPorts')[3]}/schema-check`;
   const hook = await call<{ id: string }>('POST', '/api/webhooks', {
     token: tenant.apiKey,
     body: { url: hookUrl, events: ['note.created'] },
