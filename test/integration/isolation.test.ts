@@ -10,6 +10,7 @@ import type { Template } from '../../infra/local/template';
  */
 
 const PROBE = fileURLToPath(new URL('../fixtures/env-probe.ts', import.meta.url));
+const DYNAMODB_PROBE = fileURLToPath(new URL('../fixtures/dynamodb-probe.ts', import.meta.url));
 let stack: LocalStack;
 
 /** The identity group's role without its table statement: every credential lookup is refused. */
@@ -88,33 +89,33 @@ describe('a function in its isolate', () => {
   });
 
   it('is refused, as AWS refuses it, a call its role lost the grant for', async () => {
-    const written: string[] = [];
-    const write = process.stdout.write.bind(process.stdout);
-    process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
-      written.push(String(chunk));
-      return write(chunk, ...rest);
-    }) as typeof process.stdout.write;
-    let status: number;
-    try {
-      const response = await fetch(`${stack.baseUrl}/api/me`, {
-        headers: { Authorization: `Bearer ${inject('platformAdminToken')}` },
-      });
-      status = response.status;
-      // The worker thread's log reaches this process's stdout a moment later.
-      await new Promise((resolve) => setTimeout(resolve, 300));
-    } finally {
-      process.stdout.write = write;
-    }
-    // The same request through the intact template (the shared stack) is answered.
+    const response = await fetch(`${stack.baseUrl}/api/me`, {
+      headers: { Authorization: `Bearer ${inject('platformAdminToken')}` },
+    });
+    // Through the intact template (the shared stack) the same request reaches the handler's own
+    // answer (the platform token has no organization: 403); without the grant it cannot get there.
     const intact = await fetch(`${inject('baseUrl')}/api/me`, {
       headers: { Authorization: `Bearer ${inject('platformAdminToken')}` },
     });
-    expect(intact.status).toBe(200);
-    expect(status).toBe(500);
-    const log = written.join('');
-    expect(log).toContain('AccessDeniedException');
-    expect(log).toMatch(
-      /assumed-role\/\w+\/identity is not authorized to perform: dynamodb:\w+ on resource: arn:aws:dynamodb:[^ ]+:table\/conversation-service-local because no identity-based policy allows/,
+    expect(intact.status).toBe(403);
+    expect(response.status).toBe(500);
+
+    // What the function's SDK client gets: AWS's exception, status and sentence.
+    const { FunctionIsolate } = await import('../../infra/local/runtime');
+    const spec = stack.isolateSpecs.find((each) => each.fn.name === 'identity');
+    if (!spec) throw new Error('no identity function');
+    const probe = new FunctionIsolate({ ...spec, entry: DYNAMODB_PROBE });
+    const denied = (await probe.invoke({})) as { name: string; message: string; status: number };
+    await probe.close();
+    expect(denied).toMatchObject({ name: 'AccessDeniedException', status: 400 });
+    expect(denied.message).toBe(
+      `User: arn:aws:sts::000000000000:assumed-role/${spec.fn.roleName}/identity is not authorized to perform: dynamodb:GetItem on resource: arn:aws:dynamodb:us-east-1:000000000000:table/${stack.tableName} because no identity-based policy allows the dynamodb:GetItem action`,
     );
+    // The same probe as the conversations function (its grant intact) reads the table.
+    const granted = stack.isolateSpecs.find((each) => each.fn.name === 'conversations');
+    if (!granted) throw new Error('no conversations function');
+    const allowed = new FunctionIsolate({ ...granted, entry: DYNAMODB_PROBE });
+    expect(await allowed.invoke({})).toEqual({ ok: true });
+    await allowed.close();
   });
 });
