@@ -23,7 +23,9 @@ function withoutIdentityTableGrant(template: Template): Template {
         (tag) => tag.Key === 'service:route-group' && tag.Value === 'identity',
       ),
   );
-  const roleId = (fn?.Properties?.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
+  const role = fn?.Properties?.Role as { 'Fn::GetAtt': [string] } | undefined;
+  if (!role) throw new Error('no identity function in the template');
+  const roleId = role['Fn::GetAtt'][0];
   for (const resource of Object.values(copy.Resources)) {
     const properties = resource.Properties ?? {};
     if (resource.Type !== 'AWS::IAM::Policy') continue;
