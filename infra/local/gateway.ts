@@ -1,27 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { fallbackGroup, groupEntry, routeTable } from '../../functions/routes';
+import { fallbackGroup, routeTable } from '../../functions/routes';
 import { compileTemplates } from '../../shared/http/router';
-import type { ApiHandler } from '../../shared/http/stack';
-import { isStreamingHandler, LocalResponseStream, type StreamingHandler } from '../../shared/http/streaming';
-import { lambdaContext, toProxyEvent } from './lambda-event';
+import { toProxyEvent } from './lambda-event';
 import { createRealtimeServer } from './realtime-server';
+import type { LocalRuntime } from './runtime';
 
 /** API Gateway's own payload ceiling; the functions enforce the API's 256 KiB limit themselves. */
 const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
-
-async function loadHandlers(root: URL): Promise<Map<string, ApiHandler | StreamingHandler>> {
-  const handlers = new Map<string, ApiHandler | StreamingHandler>();
-  for (const group of routeTable()) {
-    const module = (await import(new URL(groupEntry(group.name), root).href)) as {
-      handler: ApiHandler | StreamingHandler;
-    };
-    handlers.set(group.name, module.handler);
-  }
-  return handlers;
-}
 
 function readBody(request: IncomingMessage): Promise<Buffer | 'too_large'> {
   return new Promise((resolve, reject) => {
@@ -54,12 +41,9 @@ function send(response: ServerResponse, result: APIGatewayProxyResult): void {
  * deployed. Unmatched methods and paths go to the fallback group, like the `ANY` and `{proxy+}`
  * integrations in CDK.
  */
-export async function startGateway(
-  port: number,
-  root: URL = pathToFileURL(`${process.cwd()}/`),
-): Promise<LocalGateway> {
-  const handlers = await loadHandlers(root);
-  const realtime = await createRealtimeServer(root);
+export async function startGateway(port: number, runtime: () => LocalRuntime): Promise<LocalGateway> {
+  const realtime = createRealtimeServer((event) => runtime().get('realtime').invoke(event));
+
   const groupOf = new Map<string, string>();
   for (const group of routeTable())
     for (const route of group.routes) groupOf.set(`${route.method} ${route.path}`, group.name);
@@ -84,8 +68,6 @@ export async function startGateway(
       );
       const resource = match?.template ?? '/{proxy+}';
       const group = groupOf.get(`${request.method} ${resource}`) ?? fallbackGroup;
-      const handler = handlers.get(group);
-      if (!handler) throw new Error(`no handler for group ${group}`);
       const event = toProxyEvent({
         request,
         url,
@@ -93,10 +75,10 @@ export async function startGateway(
         resource,
         pathParameters: match ? match.params : { proxy: url.pathname.slice(1) },
       });
-      if (isStreamingHandler(handler)) {
-        // As API Gateway with response streaming: the prelude, then the bytes as they are written.
-        await handler(event, new LocalResponseStream(response), lambdaContext(`local-${group}`));
-      } else send(response, await (handler as ApiHandler)(event, lambdaContext(`local-${group}`)));
+      // A streaming handler writes its prelude and bytes to the response as it goes (API Gateway with
+      // response streaming); any other answers once, buffered.
+      const result = await runtime().get(group).invoke(event, response);
+      if (result !== undefined) send(response, result as APIGatewayProxyResult);
     } catch (error) {
       // A stream that failed after its first byte: the client sees the connection break.
       if (response.headersSent) {

@@ -188,7 +188,7 @@ async function main(): Promise<number> {
     progress(`invoking ${target.name} (${target.entry}) with ${relative(process.cwd(), resolve(file))}`);
     let invocation: Awaited<ReturnType<typeof invokeTarget>>;
     try {
-      invocation = await invokeTarget(target, event);
+      invocation = await invokeTarget(session, target, event);
     } catch (error) {
       // As Lambda reports a function error.
       const failure = error instanceof Error ? error : new Error(String(error));

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -9,9 +10,10 @@ import {
   workerDefinitions,
   workerEntry,
 } from '../../functions/workers';
-import { collectStreamed, isStreamingHandler } from '../../shared/http/streaming';
+import { collectStreamed, isStreamingHandler, type ResponseSink } from '../../shared/http/streaming';
 import type { Progress } from './emulators';
 import { lambdaContext, proxyEvent } from './lambda-event';
+import { LocalRuntime } from './runtime';
 import type { DemoCredentials } from './seed';
 import { DEFAULT_STATE_FILE, isAlive, readStackState, type StackState } from './stack-state';
 
@@ -211,6 +213,11 @@ export interface InvokeSession {
   /** Placeholder values known so far; computed ones (DEMO_CONVERSATION_ID…) are added when first used. */
   values: Record<string, string>;
   progress: Progress;
+  /**
+   * The functions' isolates (runtime.ts): each function with its template environment and role, as
+   * `npm start` runs them. Without it (unit tests that mock the SDK in-process) handlers run here.
+   */
+  runtime?: LocalRuntime;
   /** Stops what the session started (DynamoDB Local's JVM included); nothing when attached. */
   close(): Promise<void>;
 }
@@ -236,12 +243,14 @@ function defaultEnvironment(): void {
  * demo organization into it when the stack has none (the tests' stack).
  */
 export async function attachSession(
-  state: Pick<StackState, 'baseUrl' | 'env' | 'platformAdminToken' | 'demo'>,
+  state: Pick<StackState, 'baseUrl' | 'env' | 'platformAdminToken' | 'demo' | 'isolateSpecs'>,
   options: SessionOptions & { seedDemo?: boolean } = {},
 ): Promise<InvokeSession> {
   const progress = options.progress ?? (() => undefined);
+  if (!state.isolateSpecs) throw new Error('the local stack state names no functions: restart npm start');
   Object.assign(process.env, state.env);
   defaultEnvironment();
+  const runtime = new LocalRuntime(state.isolateSpecs);
   let demo = state.demo;
   if (!demo && options.seedDemo) {
     const { seedDemo } = await import('./seed');
@@ -253,7 +262,8 @@ export async function attachSession(
     baseUrl: state.baseUrl,
     values: { ...credentialValues(state.platformAdminToken, demo), ...options.values },
     progress,
-    close: async () => undefined,
+    runtime,
+    close: () => runtime.close(),
   };
 }
 
@@ -278,6 +288,7 @@ export async function startSession(options: SessionOptions = {}): Promise<Invoke
     baseUrl: stack.baseUrl,
     values: { ...credentialValues(stack.platformAdminToken, stack.demo), ...options.values },
     progress,
+    runtime: stack.runtime,
     close: () => stack.stop(),
   };
 }
@@ -325,7 +336,40 @@ export async function openSession(
 
 type Handler = (event: unknown, context: ReturnType<typeof lambdaContext>) => Promise<unknown>;
 
-async function loadHandler(entry: string): Promise<Handler> {
+/** Runs a function in its isolate; a streamed answer is collected, so it shows like any other. */
+async function isolatedHandler(runtime: LocalRuntime, name: string): Promise<Handler> {
+  const isolate = runtime.get(name);
+  await isolate.start();
+  return async (event) => {
+    const chunks: Buffer[] = [];
+    let statusCode = 200;
+    let headers: Record<string, string | number> = {};
+    let failure: Error | undefined;
+    const sink: ResponseSink = Object.assign(new EventEmitter(), {
+      writeHead: (status: number, head: Record<string, string | number>) => {
+        statusCode = status;
+        headers = head;
+      },
+      write: (chunk: Buffer) => chunks.push(chunk) > 0,
+      end: (callback?: () => void) => callback?.(),
+      destroy: (error?: Error) => {
+        failure = error;
+      },
+    });
+    const result = await isolate.invoke(event, sink);
+    if (failure) throw failure;
+    return result !== undefined
+      ? result
+      : { statusCode, headers, body: Buffer.concat(chunks).toString('utf8') };
+  };
+}
+
+async function loadHandler(
+  session: Pick<InvokeSession, 'runtime'>,
+  target: { name: string; entry: string },
+): Promise<Handler> {
+  if (session.runtime) return isolatedHandler(session.runtime, target.name);
+  const entry = target.entry;
   const module = (await import(pathToFileURL(join(ROOT, entry)).href)) as { handler: Handler };
   const { handler } = module;
   if (typeof handler !== 'function') throw new Error(`${entry} exports no handler`);
@@ -335,12 +379,13 @@ async function loadHandler(entry: string): Promise<Handler> {
 }
 
 async function callApi(
+  session: InvokeSession,
   method: string,
   resource: string,
   options: { token: string; query?: Record<string, string>; body?: unknown },
 ): Promise<{ status: number; body: Record<string, unknown> }> {
   const group = await apiGroupOf({ httpMethod: method, resource });
-  const handler = await loadHandler(`functions/${group}/handler.ts`);
+  const handler = await loadHandler(session, { name: group, entry: `functions/${group}/handler.ts` });
   const event = proxyEvent({
     method,
     resource,
@@ -366,11 +411,11 @@ function need(values: Record<string, string>, name: string): string {
 
 async function demoConversation(session: InvokeSession): Promise<string> {
   const token = need(session.values, 'DEMO_API_KEY');
-  const listed = await callApi('GET', '/api/conversations', { token, query: { limit: '1' } });
+  const listed = await callApi(session, 'GET', '/api/conversations', { token, query: { limit: '1' } });
   const first = (listed.body.data as { id: string }[] | undefined)?.[0]?.id;
   if (listed.status === 200 && first) return first;
   if (listed.status !== 200) session.progress(`listing the demo conversations answered ${listed.status}`);
-  const created = await callApi('POST', '/api/conversations', {
+  const created = await callApi(session, 'POST', '/api/conversations', {
     token,
     body: { visitorId: need(session.values, 'DEMO_VISITOR_ID'), message: 'Hello from npm run invoke' },
   });
@@ -484,9 +529,13 @@ export async function prepareEvent(
 }
 
 /** Calls the target's handler with the event and a Lambda-like context (the function's own timeout). */
-export async function invokeTarget(target: InvokeTarget, event: unknown): Promise<Invocation> {
+export async function invokeTarget(
+  session: Pick<InvokeSession, 'runtime'>,
+  target: InvokeTarget,
+  event: unknown,
+): Promise<Invocation> {
   const loadStart = performance.now();
-  const handler = await loadHandler(target.entry);
+  const handler = await loadHandler(session, target);
   const initMs = performance.now() - loadStart;
   const start = performance.now();
   const result = await handler(event, lambdaContext(`local-${target.name}`, target.timeoutSeconds * 1000));
@@ -500,7 +549,7 @@ export async function invokeFile(
 ): Promise<Invocation> {
   const { target, event } = await prepareEvent(session, file, targetName);
   session.progress(`invoking ${target.name} (${target.entry}) with ${relative(process.cwd(), file)}`);
-  return invokeTarget(target, event);
+  return invokeTarget(session, target, event);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { pathToFileURL } from 'node:url';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { WebSocketEvent } from '../../functions/realtime/handler';
 
@@ -15,11 +14,8 @@ const MANAGEMENT_PATH = /^\/@connections\/([^/?]+)$/;
  * `/@connections/{id}` exactly as to the Management API (a connection that is gone answers 410
  * GoneException). So the handler and the worker run unchanged.
  */
-export async function createRealtimeServer(root: URL = pathToFileURL(`${process.cwd()}/`)) {
-  const module = (await import(new URL('functions/realtime/handler.ts', root).href)) as {
-    handler: ConnectionHandler;
-  };
-  const handler = module.handler;
+export function createRealtimeServer(invoke: (event: WebSocketEvent) => Promise<unknown>) {
+  const handler = invoke as ConnectionHandler;
   const sockets = new Map<string, WebSocket>();
   const wss = new WebSocketServer({ noServer: true });
 

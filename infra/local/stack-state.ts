@@ -2,6 +2,7 @@ import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync }
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bucketDefinitions, queueDefinitions } from '../../shared/resources';
+import type { FunctionSpec } from './runtime';
 import type { DemoCredentials } from './seed';
 
 /**
@@ -22,6 +23,8 @@ export interface StackState {
   demo: DemoCredentials | undefined;
   /** The environment the stack's functions run with (endpoints, table, queue URLs, keys, tuning). */
   env: Record<string, string>;
+  /** Each function's isolate as the stack runs it: entry, template environment, role. */
+  isolateSpecs?: FunctionSpec[];
 }
 
 /** `<repo>/.local-data/local-stack.json` (git-ignored, as DATA_DIR usually is). */

@@ -1,9 +1,28 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { mintPlatformToken } from '../../shared/auth/tokens';
 import { createBuckets, createQueues, createTable, streamArnOf } from './bootstrap';
 import { type Progress, type RunningEmulator, startDynamoDb, startSes, startSqsAndS3 } from './emulators';
+import { type KeyService, startKeyService } from './key-service';
+import {
+  type FunctionSpec,
+  type IsolateKind,
+  isolateEnvironment,
+  LOCAL_SETTINGS,
+  LocalRuntime,
+  localAccessKey,
+} from './runtime';
 import type { DemoCredentials } from './seed';
+import {
+  type LocalFunction,
+  type LocalResources,
+  loadTemplate,
+  localBucketKeys,
+  localFunctions,
+  ROOT,
+  type Template,
+} from './template';
 
 export interface LocalStackOptions {
   port: number;
@@ -15,6 +34,10 @@ export interface LocalStackOptions {
   /** Run the queue and stream consumers (default). A second stack on the same emulators leaves them to the first. */
   runWorkers?: boolean;
   progress?: Progress;
+  /** How functions are isolated: worker threads (default) or child processes (LOCAL_ISOLATE=process). */
+  isolate?: IsolateKind;
+  /** Changes the synthesized template before the functions see it (tests of a missing grant). */
+  adjustTemplate?: (template: Template) => Template;
 }
 
 export interface LocalStack {
@@ -23,6 +46,12 @@ export interface LocalStack {
   demo: DemoCredentials | undefined;
   endpoints: Record<string, string>;
   tableName: string;
+  /** Every function of the template as it runs here: its environment and role, resolved. */
+  functions: Record<string, LocalFunction>;
+  /** The functions' isolates. */
+  runtime: LocalRuntime;
+  /** What an isolate of this stack gets (for `npm run invoke` attached to it). */
+  isolateSpecs: FunctionSpec[];
   /** Holds every queue and stream consumer (work piles up in the queues and the stream) … */
   pauseWorkers(): void;
   /** … and lets them go again. */
@@ -38,6 +67,9 @@ export interface LocalStack {
 }
 
 const TABLE_NAME = 'conversation-service-local';
+const LOCAL_ACCOUNT = '000000000000';
+/** Seals webhook secrets and AI provider keys (the local KMS's key material) unless WEBHOOK_SECRETS_KEY is set. */
+const DEVELOPMENT_KEY_SEED = 'local-development-kms-key';
 const RESOURCE_PREFIX = 'conversation-service-local';
 /** Under DATA_DIR: how far the stream reader has handed the table's stream to the workers. */
 export const STREAM_POSITION_FILE = 'stream-position.json';
@@ -50,7 +82,14 @@ export const STREAM_POSITION_FILE = 'stream-position.json';
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const progress = options.progress ?? (() => undefined);
   const started: RunningEmulator[] = [];
+  const synthesized = loadTemplate(progress);
+  // Awaited later: a failure here must not be an unhandled rejection meanwhile.
+  synthesized.catch(() => undefined);
+  let keyService: KeyService | undefined;
+  let runtime: LocalRuntime | undefined;
   const stopAll = async (how: 'stop' | 'kill' = 'stop') => {
+    await runtime?.close();
+    await keyService?.close();
     for (const emulator of started.reverse()) {
       const end = how === 'kill' && emulator.kill ? emulator.kill : emulator.stop;
       await end().catch(() => undefined);
@@ -109,17 +148,128 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...options.env,
     });
 
-    // Imported only now: functions read their configuration once, at load.
     const { startGateway } = await import('./gateway');
-    const gateway = await startGateway(options.port);
+    const gateway = await startGateway(options.port, () => {
+      if (!runtime) throw new Error('the functions are not ready yet');
+      return runtime;
+    });
     const port = gateway.port;
     // The push worker reaches connections through the same Management API shape as in AWS.
     process.env.REALTIME_ENDPOINT = `http://127.0.0.1:${port}`;
-    progress(`API listening on http://localhost:${port} (loopback only)`);
+
+    const template = (options.adjustTemplate ?? ((each) => each))(await synthesized);
+    const region = process.env.AWS_REGION ?? 'us-east-1';
+    const local: LocalResources = {
+      region,
+      account: LOCAL_ACCOUNT,
+      tableName: TABLE_NAME,
+      queues: queues.byName,
+      buckets: bucketEnv,
+      gatewayUrl: `http://127.0.0.1:${port}`,
+      parameters: {
+        PlatformAdminTokenSha256: createHash('sha256').update(platformAdminToken).digest('hex'),
+        LogLevel: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
+        DebugLogSampleRate: process.env.POWERTOOLS_LOGGER_SAMPLE_RATE ?? '0',
+        ...(process.env.TRANSCRIPT_EMAIL_FROM && {
+          TranscriptSenderAddress: process.env.TRANSCRIPT_EMAIL_FROM,
+        }),
+      },
+    };
+    const functions = localFunctions(template, local);
+    const secretValues: Record<string, string> = {
+      CURSOR_SIGNING_KEY_SECRET_ARN: process.env.CURSOR_SIGNING_KEY ?? '',
+      DISCORD_BOT_TOKEN_SECRET_ARN: process.env.DISCORD_BOT_TOKEN || 'local-discord-bot-token',
+    };
+    const secrets: Record<string, string> = {};
+    const keys: Record<string, string> = {};
+    const keySeed = process.env.WEBHOOK_SECRETS_KEY || DEVELOPMENT_KEY_SEED;
+    for (const fn of Object.values(functions))
+      for (const [name, value] of Object.entries(fn.environment)) {
+        if (secretValues[name] !== undefined) secrets[value] = secretValues[name];
+        if (name.endsWith('_KMS_KEY_ID')) keys[value] = keySeed;
+      }
+    const bucketKeys = localBucketKeys(template, local);
+    for (const key of Object.values(bucketKeys)) keys[key] = keySeed;
+    keyService = await startKeyService({
+      region,
+      account: LOCAL_ACCOUNT,
+      keys,
+      secrets,
+      callers: new Map(
+        Object.values(functions).map((fn) => [
+          localAccessKey(fn.name),
+          { functionName: fn.name, roleName: fn.roleName, statements: fn.statements },
+        ]),
+      ),
+    });
+    const settings: Record<string, string> = {};
+    for (const name of LOCAL_SETTINGS) {
+      const value = process.env[name];
+      if (value !== undefined && value !== '') settings[name] = value;
+    }
+    const { groupEntry, routeCatalog } = await import('../../functions/routes');
+    const { bundleDefines } = await import('../function-tuning');
+    const { ROUTE_CATALOG_FILE } = await import('../../shared/http/route-catalog');
+    // The platform function reads the route catalog its build puts next to its code (in AWS,
+    // index.mjs; here the handler's folder, git-ignored), as its define says.
+    writeFileSync(join(ROOT, 'functions/platform', ROUTE_CATALOG_FILE), JSON.stringify(routeCatalog()));
+    const defines = (name: string): Record<string, string> =>
+      Object.fromEntries(
+        Object.entries(bundleDefines[name] ?? {})
+          .filter(([expression]) => expression.startsWith('process.env.'))
+          .map(([expression, value]) => [
+            expression.slice('process.env.'.length),
+            JSON.parse(value) as string,
+          ]),
+      );
+    const { workerEntry, realtimeConnectionsEntry } = await import('../../functions/workers');
+    const queueArns = Object.fromEntries([...queues.byName.values()].map((queue) => [queue.url, queue.arn]));
+    const kind: IsolateKind =
+      options.isolate ?? (process.env.LOCAL_ISOLATE === 'process' ? 'process' : 'thread');
+    const isolateSpecs: FunctionSpec[] = Object.values(functions).map((fn) => ({
+      fn,
+      entry: join(
+        ROOT,
+        fn.kind === 'api'
+          ? groupEntry(fn.name)
+          : fn.kind === 'worker'
+            ? workerEntry(fn.name)
+            : realtimeConnectionsEntry,
+      ),
+      env: isolateEnvironment(fn, {
+        region,
+        account: LOCAL_ACCOUNT,
+        endpoints: {
+          AWS_ENDPOINT_URL_DYNAMODB: dynamodb,
+          AWS_ENDPOINT_URL_SQS: sqs,
+          AWS_ENDPOINT_URL_S3: s3,
+          AWS_ENDPOINT_URL_SESV2: ses,
+          AWS_ENDPOINT_URL_KMS: keyService?.endpoint ?? '',
+          AWS_ENDPOINT_URL_SECRETS_MANAGER: keyService?.endpoint ?? '',
+        },
+        settings,
+      }),
+      identity: {
+        functionName: fn.name,
+        roleName: fn.roleName,
+        region,
+        account: LOCAL_ACCOUNT,
+        statements: fn.statements,
+        queueArns,
+        bucketKeys,
+      },
+      kind,
+      defines: defines(fn.name),
+    }));
+    runtime = new LocalRuntime(isolateSpecs);
+    progress(
+      `API listening on http://localhost:${port} (loopback only); ${isolateSpecs.length} functions, each in its own ${kind === 'thread' ? 'worker thread' : 'child process'} at first use`,
+    );
 
     const { workerDefinitions } = await import('../../functions/workers');
     const { startWorkers } = await import('./workers');
     const consumers = await startWorkers({
+      runtime,
       workers: options.runWorkers === false ? [] : workerDefinitions,
       sqsEndpoint: sqs,
       dynamodbEndpoint: dynamodb,
@@ -147,6 +297,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       demo,
       endpoints: { dynamodb, sqs, s3, ses },
       tableName: TABLE_NAME,
+      functions,
+      runtime,
+      isolateSpecs,
       pauseWorkers: () => {
         for (const consumer of consumers) consumer.pause();
       },

@@ -81,6 +81,7 @@ async function main(): Promise<void> {
     platformAdminToken: stack.platformAdminToken,
     demo: stack.demo,
     env: functionEnvironment(),
+    isolateSpecs: stack.isolateSpecs,
   });
   process.once('exit', () => removeStackState());
 

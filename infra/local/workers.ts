@@ -1,5 +1,4 @@
-import { pathToFileURL } from 'node:url';
-import { INITIAL_QUEUE_POLLERS, type WorkerDefinition, workerEntry } from '../../functions/workers';
+import { INITIAL_QUEUE_POLLERS, type WorkerDefinition } from '../../functions/workers';
 import {
   type Consumer,
   type QueueHandler,
@@ -8,10 +7,15 @@ import {
   startQueueConsumer,
   startStreamConsumers,
 } from './consumers';
+import type { LocalRuntime } from './runtime';
 
-/** Runs every worker of the registry against its local event source, as Lambda would in AWS. */
+/**
+ * Runs every worker of the registry against its local event source, as Lambda would in AWS: each
+ * batch is handed to the worker's own isolate (runtime.ts).
+ */
 export async function startWorkers(options: {
   workers: readonly WorkerDefinition[];
+  runtime: LocalRuntime;
   sqsEndpoint: string;
   dynamodbEndpoint: string;
   queues: Map<string, { url: string; arn: string }>;
@@ -23,8 +27,9 @@ export async function startWorkers(options: {
   const consumers: Consumer[] = [];
   const subscribers: StreamSubscriber[] = [];
   for (const worker of options.workers) {
-    const module = (await import(pathToFileURL(`${process.cwd()}/${workerEntry(worker.name)}`).href)) as {
-      handler: QueueHandler & StreamHandler;
+    const isolate = options.runtime.get(worker.name);
+    const module = {
+      handler: ((event: unknown) => isolate.invoke(event)) as QueueHandler & StreamHandler,
     };
     const onError = (error: unknown) => options.onError(worker.name, error);
     if (worker.source.kind === 'queue') {

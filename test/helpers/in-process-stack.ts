@@ -3,12 +3,14 @@ import { clock } from '../../shared/clock';
 import { useBaseUrl } from './api';
 
 /**
- * Runs the gateway and the handlers inside this test file's own process, against the emulators the
- * global setup started, so the file can move `clock` (edit windows, snoozes, expiry) without
- * disturbing the files that run beside it in other processes. Call at the top of the file.
+ * A gateway and function isolates of this test file's own, against the emulators the global setup
+ * started, so the file can move `clock` (edit windows, snoozes, expiry) — here and in each of its
+ * functions' isolates — without disturbing the files that run beside it. Call at the top of the file.
  */
 export function useInProcessStack(): { advance(ms: number): void; reset(): void } {
   let stop: (() => Promise<void>) | undefined;
+  let setClockOffset: ((offsetMs: number) => void) | undefined;
+  let offsetMs = 0;
   beforeAll(async () => {
     const endpoints = inject('endpoints');
     Object.assign(process.env, {
@@ -30,10 +32,23 @@ export function useInProcessStack(): { advance(ms: number): void; reset(): void 
     });
     useBaseUrl(stack.baseUrl);
     stop = stack.stop;
+    setClockOffset = (offset) => stack.runtime.setClockOffset(offset);
   });
   afterAll(async () => {
     clock.reset();
+    offsetMs = 0;
     await stop?.();
   });
-  return { advance: (ms) => clock.advance(ms), reset: () => clock.reset() };
+  return {
+    advance: (ms) => {
+      clock.advance(ms);
+      offsetMs += ms;
+      setClockOffset?.(offsetMs);
+    },
+    reset: () => {
+      clock.reset();
+      offsetMs = 0;
+      setClockOffset?.(0);
+    },
+  };
 }

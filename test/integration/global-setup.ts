@@ -19,6 +19,8 @@ declare module 'vitest' {
     /** A fake OpenAI-compatible API (test/helpers/fake-openai.ts), admitted for AI provider probes. */
     fakeOpenAiUrl: string;
     aiProviderProbeTimeoutMs: number;
+    /** The shared stack's functions, as `npm run invoke` attaches to them. */
+    isolateSpecs: import('../../infra/local/runtime').FunctionSpec[];
   }
 }
 
@@ -68,6 +70,7 @@ export async function setup(project: TestProject): Promise<void> {
   project.provide('discordBotToken', DISCORD_BOT_TOKEN);
   project.provide('fakeOpenAiUrl', openAi.baseUrl);
   project.provide('aiProviderProbeTimeoutMs', AI_PROVIDER_PROBE_TIMEOUT_MS);
+  project.provide('isolateSpecs', stack.isolateSpecs);
 }
 
 export async function teardown(): Promise<void> {

@@ -99,6 +99,7 @@ beforeAll(async () => {
       platformAdminToken: inject('platformAdminToken'),
       demo,
       env,
+      isolateSpecs: inject('isolateSpecs'),
     },
     stateFile,
   );

@@ -1,3 +1,4 @@
+import { type Statement, statementsOf } from '../../../infra/iam/policy';
 import type { CfnResource } from '../synth';
 
 /** The parts of a synthesized template the checks read. */
@@ -51,18 +52,7 @@ export function resolveValue(value: unknown, template: TemplateJson): string {
   return `<unresolved ${JSON.stringify(value)}>`;
 }
 
-export interface Statement {
-  effect: 'Allow' | 'Deny';
-  actions: readonly string[];
-  /** Resolved (see `resolveValue`); IAM wildcards kept. */
-  resources: readonly string[];
-  /** Conditions, NotAction or NotResource: this check does not evaluate them (CDK emits none here). */
-  unsupported: boolean;
-  /** The policy resource it comes from. */
-  policy: string;
-}
-
-const asList = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]);
+export type { Statement } from '../../../infra/iam/policy';
 
 /**
  * The statements of a function's execution role: its inline policies and the `AWS::IAM::Policy`
@@ -87,44 +77,8 @@ export function roleStatements(functionId: string, template: TemplateJson): Stat
     }
   }
   return documents.flatMap(([policy, document]) =>
-    asList((document as { Statement: unknown }).Statement).map((raw) => {
-      const statement = raw as Record<string, unknown>;
-      return {
-        effect: statement.Effect === 'Deny' ? 'Deny' : 'Allow',
-        actions: asList(statement.Action ?? []).map(String),
-        resources: asList(statement.Resource ?? []).map((resource) => resolveValue(resource, template)),
-        unsupported: ['Condition', 'NotAction', 'NotResource', 'NotPrincipal'].some(
-          (key) => key in statement,
-        ),
-        policy,
-      } satisfies Statement;
-    }),
+    statementsOf(document, policy, (value) => resolveValue(value, template)),
   );
 }
 
-/** IAM's wildcards: `*` any run of characters (`/` and `:` included), `?` one character. */
-export function wildcardMatch(pattern: string, value: string, ignoreCase = false): boolean {
-  const source = pattern
-    .split('')
-    .map((char) => (char === '*' ? '.*' : char === '?' ? '.' : char.replace(/[.+^${}()|[\]\\]/g, '\\$&')))
-    .join('');
-  return new RegExp(`^${source}$`, ignoreCase ? 'i' : '').test(value);
-}
-
-const covers = (statement: Statement, action: string, resource: string): boolean =>
-  statement.actions.some((pattern) => wildcardMatch(pattern, action, true)) &&
-  statement.resources.some((pattern) => wildcardMatch(pattern, resource));
-
-/**
- * Whether the statements allow the action on the resource: an explicit Deny wins, then any Allow
- * grants; nothing else is an implicit deny. Statements with conditions never grant here.
- */
-export function allows(statements: readonly Statement[], action: string, resource: string): boolean {
-  if (statements.some((statement) => statement.effect === 'Deny' && covers(statement, action, resource))) {
-    return false;
-  }
-  return statements.some(
-    (statement) =>
-      statement.effect === 'Allow' && !statement.unsupported && covers(statement, action, resource),
-  );
-}
+export { allows, wildcardMatch } from '../../../infra/iam/policy';

@@ -1,0 +1,152 @@
+import { EventEmitter } from 'node:events';
+import { pathToFileURL } from 'node:url';
+import { parentPort } from 'node:worker_threads';
+import { clock } from '../../shared/clock';
+import {
+  ensureStreamingRuntime,
+  isStreamingHandler,
+  LocalResponseStream,
+  type ResponseSink,
+} from '../../shared/http/streaming';
+import { enforceIam, type Identity } from './enforce';
+import { lambdaContext } from './lambda-event';
+
+/**
+ * Inside a function's isolate: what the Lambda runtime does for one function instance. Loads the
+ * handler once (module state lives as long as the isolate), hands it each event the host sends with
+ * a Lambda context, and returns its result, or its streamed answer chunk by chunk. Every AWS SDK
+ * client the function makes is held to its role (enforce.ts) before the handler loads.
+ */
+
+export type ToIsolate =
+  | {
+      type: 'init';
+      entry: string;
+      functionName: string;
+      timeoutMs: number;
+      identity: Identity | null;
+      /** The build's `process.env.X` defines (infra/function-tuning.ts), in force before the handler loads. */
+      defines: Record<string, string>;
+    }
+  | { type: 'invoke'; id: number; event: unknown; streaming: boolean }
+  | { type: 'ack'; id: number }
+  | { type: 'abort'; id: number }
+  | { type: 'clock'; offsetMs: number };
+
+export type FromIsolate =
+  | { type: 'ready' }
+  | { type: 'init-error'; error: SerializedError }
+  | { type: 'result'; id: number; result: unknown }
+  | { type: 'error'; id: number; error: SerializedError }
+  | { type: 'head'; id: number; statusCode: number; headers: Record<string, string | number> }
+  | { type: 'chunk'; id: number; chunk: Uint8Array }
+  | { type: 'end'; id: number }
+  | { type: 'stream-error'; id: number; error: SerializedError };
+
+export interface SerializedError {
+  name: string;
+  message: string;
+  stack?: string | undefined;
+}
+
+const serialize = (error: unknown): SerializedError =>
+  error instanceof Error
+    ? { name: error.name, message: error.message, stack: error.stack }
+    : { name: 'Error', message: String(error) };
+
+const post = (message: FromIsolate) => {
+  if (parentPort) parentPort.postMessage(message);
+  else process.send?.(message);
+};
+
+type Handler = (event: unknown, ...rest: unknown[]) => Promise<unknown>;
+let handler: Handler | undefined;
+let functionName = 'local';
+let timeoutMs = 29_000;
+
+/** Unacknowledged chunks a stream may have in flight before it waits (back-pressure across the isolate). */
+const IN_FLIGHT = 8;
+
+class IsolateSink extends EventEmitter implements ResponseSink {
+  private inFlight = 0;
+  constructor(private readonly id: number) {
+    super();
+  }
+  writeHead(statusCode: number, headers: Record<string, string | number>) {
+    post({ type: 'head', id: this.id, statusCode, headers });
+  }
+  write(chunk: Buffer): boolean {
+    this.inFlight += 1;
+    post({ type: 'chunk', id: this.id, chunk: new Uint8Array(chunk) });
+    return this.inFlight < IN_FLIGHT;
+  }
+  ack() {
+    this.inFlight -= 1;
+    if (this.inFlight === IN_FLIGHT - 1) this.emit('drain');
+  }
+  end(callback?: () => void) {
+    post({ type: 'end', id: this.id });
+    callback?.();
+  }
+  destroy(error?: Error) {
+    post({ type: 'stream-error', id: this.id, error: serialize(error ?? new Error('destroyed')) });
+  }
+}
+
+const sinks = new Map<number, IsolateSink>();
+
+async function invoke(id: number, event: unknown, streaming: boolean): Promise<void> {
+  if (!handler) throw new Error('the isolate has no handler');
+  const context = lambdaContext(functionName, timeoutMs);
+  if (streaming && isStreamingHandler(handler)) {
+    const sink = new IsolateSink(id);
+    sinks.set(id, sink);
+    try {
+      await handler(event, new LocalResponseStream(sink), context);
+    } finally {
+      sinks.delete(id);
+    }
+    return;
+  }
+  post({ type: 'result', id, result: await handler(event, context) });
+}
+
+async function receive(message: ToIsolate): Promise<void> {
+  switch (message.type) {
+    case 'init':
+      try {
+        functionName = message.functionName;
+        timeoutMs = message.timeoutMs;
+        if (message.identity) enforceIam(message.identity);
+        for (const [name, value] of Object.entries(message.defines)) process.env[name] = value;
+        ensureStreamingRuntime();
+        const module = (await import(pathToFileURL(message.entry).href)) as { handler?: Handler };
+        if (typeof module.handler !== 'function') throw new Error(`${message.entry} exports no handler`);
+        handler = module.handler;
+        post({ type: 'ready' });
+      } catch (error) {
+        post({ type: 'init-error', error: serialize(error) });
+      }
+      return;
+    case 'invoke':
+      invoke(message.id, message.event, message.streaming).catch((error: unknown) =>
+        post({ type: 'error', id: message.id, error: serialize(error) }),
+      );
+      return;
+    case 'ack':
+      sinks.get(message.id)?.ack();
+      return;
+    case 'abort':
+      sinks.get(message.id)?.emit('close');
+      return;
+    case 'clock':
+      clock.reset();
+      clock.advance(message.offsetMs);
+      return;
+  }
+}
+
+if (parentPort) parentPort.on('message', (message: ToIsolate) => void receive(message));
+else process.on('message', (message) => void receive(message as ToIsolate));
+// A child process ends with its host.
+process.on('disconnect', () => process.exit(0));

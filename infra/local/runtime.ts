@@ -1,0 +1,286 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { ResponseSink } from '../../shared/http/streaming';
+import type { Identity } from './enforce';
+import type { FromIsolate, SerializedError, ToIsolate } from './isolate-main';
+import { type LocalFunction, ROOT } from './template';
+
+/**
+ * The local Lambda runtime: each function (route group, `realtime`, worker) runs in an isolate of
+ * its own — a worker thread by default (docs/decisions.md: cold start and per-request cost against a
+ * child process) — started at its first invocation, as a cold start, and kept for the next ones. Its
+ * environment is exactly the function's `Environment` from the synthesized template (resolved to
+ * the local resources), plus what the Lambda runtime sets, plus the local-only variables listed in
+ * `isolateEnvironment`; nothing else of the host's environment. Its AWS SDK clients are held to its
+ * role (enforce.ts).
+ */
+
+export type IsolateKind = 'thread' | 'process';
+
+/** Development settings of `npm start` (README, Environment) a function gets when they are set. */
+export const LOCAL_SETTINGS = [
+  'RATE_LIMIT_PER_MINUTE',
+  'AUTH_CACHE_TTL_MS',
+  'OPERATOR_SESSION_TTL_HOURS',
+  'VISITOR_TOKEN_TTL_HOURS',
+  'EXPORT_ROW_LIMIT',
+  'TRANSCRIPT_EMAILS_PER_HOUR',
+  'IMPERSONATION_TTL_MINUTES',
+  'WEBHOOK_ALLOWED_TARGETS',
+  'WEBHOOK_RETRY_SCHEDULE',
+  'DISCORD_API_BASE_URL',
+  'DISCORD_RETRY_SCHEDULE',
+  'AI_PROVIDER_ALLOWED_TARGETS',
+  'AI_PROVIDER_PROBE_TIMEOUT_MS',
+  'POWERTOOLS_METRICS_DISABLED',
+] as const;
+
+/** Where a function's isolate reaches the emulators, and the local-only settings in force. */
+export interface IsolateContext {
+  region: string;
+  account: string;
+  /** `AWS_ENDPOINT_URL_<SERVICE>` → the emulator or stand-in. */
+  endpoints: Readonly<Record<string, string>>;
+  /** LOCAL_SETTINGS that are set. */
+  settings: Readonly<Record<string, string>>;
+}
+
+/** The name Lambda would know the function by (`AWS_LAMBDA_FUNCTION_NAME`). */
+export const localFunctionName = (name: string) => `conversation-service-local-${name}`;
+
+/** The access key a function's isolate signs with: how the local key service tells callers apart. */
+export const localAccessKey = (name: string) => `LOCAL${name.toUpperCase().replace(/[^A-Z0-9]/g, '')}`;
+
+/**
+ * A function's whole environment: the template's, then Lambda's own variables, then the only local
+ * additions — the SDK's endpoint variables and signing credentials (fake: the emulators ignore
+ * them, the key service reads the caller from them) and the development settings that are set.
+ */
+export function isolateEnvironment(fn: LocalFunction, context: IsolateContext): Record<string, string> {
+  const functionName = localFunctionName(fn.name);
+  return {
+    ...fn.environment,
+    // What the Lambda runtime sets (nodejs22.x); the code is this checkout.
+    AWS_REGION: context.region,
+    AWS_DEFAULT_REGION: context.region,
+    AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+    AWS_LAMBDA_FUNCTION_NAME: functionName,
+    AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(fn.memorySize),
+    AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
+    AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${functionName}`,
+    AWS_LAMBDA_LOG_STREAM_NAME: 'local',
+    LAMBDA_TASK_ROOT: ROOT,
+    LANG: 'en_US.UTF-8',
+    TZ: ':UTC',
+    PATH: `${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
+    NODE_PATH: join(ROOT, 'node_modules'),
+    AWS_ACCESS_KEY_ID: localAccessKey(fn.name),
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_SESSION_TOKEN: `local-${fn.name}`,
+    ...context.endpoints,
+    ...context.settings,
+  };
+}
+
+interface Channel {
+  post(message: ToIsolate): void;
+  onMessage(listener: (message: FromIsolate) => void): void;
+  onExit(listener: (error: Error) => void): void;
+  terminate(): Promise<void>;
+}
+
+const BOOT = join(ROOT, 'infra/local/isolate-boot.mjs');
+
+function threadChannel(env: Record<string, string>): Channel {
+  const worker = new Worker(BOOT, { env, execArgv: [], stdout: false, stderr: false });
+  return {
+    post: (message) => worker.postMessage(message),
+    onMessage: (listener) => worker.on('message', listener),
+    onExit: (listener) => {
+      worker.on('error', listener);
+      worker.on('exit', (code) => listener(new Error(`the isolate exited (${code})`)));
+    },
+    terminate: async () => {
+      await worker.terminate();
+    },
+  };
+}
+
+function processChannel(env: Record<string, string>): Channel {
+  const child: ChildProcess = fork(BOOT, [], { env, execArgv: [], serialization: 'advanced', cwd: ROOT });
+  return {
+    post: (message) => child.send(message),
+    onMessage: (listener) => child.on('message', (message) => listener(message as FromIsolate)),
+    onExit: (listener) => {
+      child.on('error', listener);
+      child.on('exit', (code) => listener(new Error(`the isolate exited (${code})`)));
+    },
+    terminate: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill();
+      }),
+  };
+}
+
+const revive = (error: SerializedError): Error =>
+  Object.assign(new Error(error.message), { name: error.name, stack: error.stack });
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+  sink?: ResponseSink;
+}
+
+export interface FunctionSpec {
+  fn: LocalFunction;
+  /** The handler module, absolute. */
+  entry: string;
+  env: Record<string, string>;
+  identity: Identity | null;
+  kind: IsolateKind;
+  /** What the bundler defines as `process.env.X` for this function (its build, not its environment). */
+  defines: Record<string, string>;
+}
+
+/** One function's isolate: started on first use, started again after a crash. */
+export class FunctionIsolate {
+  private channel: Promise<Channel> | undefined;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private clockOffsetMs = 0;
+
+  constructor(readonly spec: FunctionSpec) {}
+
+  /** Starts the isolate (a cold start) unless it runs. */
+  async start(): Promise<void> {
+    await this.open();
+  }
+
+  private open(): Promise<Channel> {
+    this.channel ??= new Promise<Channel>((resolve, reject) => {
+      const channel = (this.spec.kind === 'process' ? processChannel : threadChannel)(this.spec.env);
+      let ready = false;
+      channel.onMessage((message) => {
+        if (message.type === 'ready') {
+          ready = true;
+          resolve(channel);
+          return;
+        }
+        if (message.type === 'init-error') {
+          this.channel = undefined;
+          void channel.terminate();
+          reject(revive(message.error));
+          return;
+        }
+        this.receive(channel, message);
+      });
+      channel.onExit((error) => {
+        // As Lambda after a crash: the next invocation starts a fresh instance.
+        this.channel = undefined;
+        if (!ready) reject(error);
+        for (const [id, pending] of this.pending) {
+          this.pending.delete(id);
+          if (pending.sink) pending.sink.destroy(error);
+          pending.reject(error);
+        }
+      });
+      channel.post({
+        type: 'init',
+        entry: this.spec.entry,
+        functionName: localFunctionName(this.spec.fn.name),
+        timeoutMs: this.spec.fn.timeoutSeconds * 1000,
+        identity: this.spec.identity,
+        defines: this.spec.defines,
+      });
+      if (this.clockOffsetMs !== 0) channel.post({ type: 'clock', offsetMs: this.clockOffsetMs });
+    });
+    return this.channel;
+  }
+
+  private receive(channel: Channel, message: FromIsolate): void {
+    if (!('id' in message)) return;
+    const pending = this.pending.get(message.id);
+    if (!pending) return;
+    switch (message.type) {
+      case 'result':
+        this.pending.delete(message.id);
+        pending.resolve(message.result);
+        return;
+      case 'error':
+        this.pending.delete(message.id);
+        pending.reject(revive(message.error));
+        return;
+      case 'head':
+        pending.sink?.writeHead(message.statusCode, message.headers);
+        return;
+      case 'chunk': {
+        const id = message.id;
+        if (pending.sink?.write(Buffer.from(message.chunk)) === false)
+          pending.sink.once('drain', () => channel.post({ type: 'ack', id }));
+        else channel.post({ type: 'ack', id });
+        return;
+      }
+      case 'end':
+        this.pending.delete(message.id);
+        pending.sink?.end(() => pending.resolve(undefined));
+        return;
+      case 'stream-error':
+        this.pending.delete(message.id);
+        pending.sink?.destroy(revive(message.error));
+        pending.resolve(undefined);
+        return;
+    }
+  }
+
+  /** Invokes the handler with the event; a streaming handler writes its answer to `sink`. */
+  async invoke(event: unknown, sink?: ResponseSink): Promise<unknown> {
+    const channel = await this.open();
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, ...(sink && { sink }) });
+      sink?.once('close', () => {
+        if (this.pending.has(id)) channel.post({ type: 'abort', id });
+      });
+      channel.post({ type: 'invoke', id, event, streaming: Boolean(sink) });
+    });
+  }
+
+  /** Moves this function's clock (shared/clock.ts) as the tests move theirs. */
+  setClockOffset(offsetMs: number): void {
+    this.clockOffsetMs = offsetMs;
+    void this.channel?.then((channel) => channel.post({ type: 'clock', offsetMs }));
+  }
+
+  async close(): Promise<void> {
+    const channel = await this.channel?.catch(() => undefined);
+    this.channel = undefined;
+    await channel?.terminate();
+  }
+}
+
+/** Every function's isolate, by name. */
+export class LocalRuntime {
+  readonly isolates = new Map<string, FunctionIsolate>();
+
+  constructor(specs: readonly FunctionSpec[]) {
+    for (const spec of specs) this.isolates.set(spec.fn.name, new FunctionIsolate(spec));
+  }
+
+  get(name: string): FunctionIsolate {
+    const isolate = this.isolates.get(name);
+    if (!isolate) throw new Error(`no function ${name} in the synthesized template`);
+    return isolate;
+  }
+
+  setClockOffset(offsetMs: number): void {
+    for (const isolate of this.isolates.values()) isolate.setClockOffset(offsetMs);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.isolates.values()].map((isolate) => isolate.close()));
+  }
+}

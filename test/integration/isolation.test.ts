@@ -1,0 +1,123 @@
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { LocalStack } from '../../infra/local/stack';
+import type { Template } from '../../infra/local/template';
+
+/**
+ * The local runtime as AWS would run the functions: each in its own isolate whose environment is
+ * its template's, whose AWS calls its role must grant. A stack of this file's own (its functions
+ * only, the shared emulators), with one grant taken out of the synthesized template.
+ */
+
+const PROBE = fileURLToPath(new URL('../fixtures/env-probe.ts', import.meta.url));
+const DYNAMODB_PROBE = fileURLToPath(new URL('../fixtures/dynamodb-probe.ts', import.meta.url));
+let stack: LocalStack;
+
+/** The identity group's role without its table statement: every credential lookup is refused. */
+function withoutIdentityTableGrant(template: Template): Template {
+  const copy = structuredClone(template);
+  const fn = Object.values(copy.Resources).find(
+    (resource) =>
+      resource.Type === 'AWS::Lambda::Function' &&
+      (resource.Properties?.Tags as { Key: string; Value: string }[] | undefined)?.some(
+        (tag) => tag.Key === 'service:route-group' && tag.Value === 'identity',
+      ),
+  );
+  const role = fn?.Properties?.Role as { 'Fn::GetAtt': [string] } | undefined;
+  if (!role) throw new Error('no identity function in the template');
+  const roleId = role['Fn::GetAtt'][0];
+  for (const resource of Object.values(copy.Resources)) {
+    const properties = resource.Properties ?? {};
+    if (resource.Type !== 'AWS::IAM::Policy') continue;
+    if (!(properties.Roles as { Ref: string }[]).some((role) => role.Ref === roleId)) continue;
+    const document = properties.PolicyDocument as { Statement: { Action: string | string[] }[] };
+    document.Statement = document.Statement.filter(
+      (statement) => ![statement.Action].flat().some((action) => action.startsWith('dynamodb:')),
+    );
+  }
+  return copy;
+}
+
+beforeAll(async () => {
+  const endpoints = inject('endpoints');
+  Object.assign(process.env, {
+    AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
+    AWS_ENDPOINT_URL_SQS: endpoints.sqs,
+    AWS_ENDPOINT_URL_S3: endpoints.s3,
+    AWS_ENDPOINT_URL_SESV2: endpoints.ses,
+    POWERTOOLS_LOG_LEVEL: 'ERROR',
+    // Set in this process, declared by no template: no function may see it.
+    ISOLATION_CANARY: 'leaked',
+  });
+  const { startLocalStack } = await import('../../infra/local/stack');
+  stack = await startLocalStack({
+    port: 0,
+    seedDemo: false,
+    runWorkers: false,
+    platformAdminToken: inject('platformAdminToken'),
+    env: { CURSOR_SIGNING_KEY: inject('cursorSigningKey') },
+    adjustTemplate: withoutIdentityTableGrant,
+  });
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe('a function in its isolate', () => {
+  it('reads only the variables its template declares, Lambda sets, and the local endpoints', async () => {
+    const { FunctionIsolate } = await import('../../infra/local/runtime');
+    const spec = stack.isolateSpecs.find((each) => each.fn.name === 'identity');
+    if (!spec) throw new Error('no identity function');
+    const probe = new FunctionIsolate({ ...spec, entry: PROBE });
+    const seen = (await probe.invoke({})) as Record<string, string>;
+    await probe.close();
+
+    // The template's variables, with their local values…
+    const declared = stack.functions.identity?.environment ?? {};
+    for (const [name, value] of Object.entries(declared)) expect(seen[name], name).toBe(value);
+    expect(seen.TABLE_NAME).toBe(stack.tableName);
+    // … the runtime's own, the SDK's endpoints and signing keys, and nothing else.
+    const additions = Object.keys(seen).filter((name) => !(name in declared));
+    for (const name of additions)
+      expect(name).toMatch(
+        /^(AWS_(REGION|DEFAULT_REGION|EXECUTION_ENV|LAMBDA_\w+|ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN|ENDPOINT_URL_\w+)|LAMBDA_TASK_ROOT|LANG|TZ|PATH|NODE_PATH|RATE_LIMIT_PER_MINUTE|WEBHOOK_\w+|DISCORD_API_BASE_URL|DISCORD_RETRY_SCHEDULE|AI_PROVIDER_\w+|POWERTOOLS_METRICS_DISABLED)$/,
+      );
+    expect(seen.ISOLATION_CANARY).toBeUndefined();
+    // Another function's variable (the cursor key ring is the conversations group's) is not here.
+    expect(stack.functions.conversations?.environment.CURSOR_SIGNING_KEY_SECRET_ARN).toBeDefined();
+    expect(seen.CURSOR_SIGNING_KEY_SECRET_ARN).toBeUndefined();
+    expect(seen.CURSOR_SIGNING_KEY).toBeUndefined();
+  });
+
+  it('is refused, as AWS refuses it, a call its role lost the grant for', async () => {
+    const response = await fetch(`${stack.baseUrl}/api/me`, {
+      headers: { Authorization: `Bearer ${inject('platformAdminToken')}` },
+    });
+    // Through the intact template (the shared stack) the same request reaches the handler's own
+    // answer (the platform token has no organization: 403); without the grant it cannot get there.
+    const intact = await fetch(`${inject('baseUrl')}/api/me`, {
+      headers: { Authorization: `Bearer ${inject('platformAdminToken')}` },
+    });
+    expect(intact.status).toBe(403);
+    expect(response.status).toBe(500);
+
+    // What the function's SDK client gets: AWS's exception, status and sentence.
+    const { FunctionIsolate } = await import('../../infra/local/runtime');
+    const spec = stack.isolateSpecs.find((each) => each.fn.name === 'identity');
+    if (!spec) throw new Error('no identity function');
+    const probe = new FunctionIsolate({ ...spec, entry: DYNAMODB_PROBE });
+    const denied = (await probe.invoke({})) as { name: string; message: string; status: number };
+    await probe.close();
+    expect(denied).toMatchObject({ name: 'AccessDeniedException', status: 400 });
+    expect(denied.message).toBe(
+      `User: arn:aws:sts::000000000000:assumed-role/${spec.fn.roleName}/identity is not authorized to perform: dynamodb:GetItem on resource: arn:aws:dynamodb:us-east-1:000000000000:table/${stack.tableName} because no identity-based policy allows the dynamodb:GetItem action`,
+    );
+    // The same probe as the conversations function (its grant intact) reads the table.
+    const granted = stack.isolateSpecs.find((each) => each.fn.name === 'conversations');
+    if (!granted) throw new Error('no conversations function');
+    const allowed = new FunctionIsolate({ ...granted, entry: DYNAMODB_PROBE });
+    expect(await allowed.invoke({})).toEqual({ ok: true });
+    await allowed.close();
+  });
+});
