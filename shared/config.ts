@@ -23,6 +23,11 @@ function integer(name: string, fallback: number): number {
   return value;
 }
 
+/** Like `integer`, and 0 is allowed (a cache that keeps nothing). */
+function nonNegativeInteger(name: string, fallback: number): number {
+  return env[name] === '0' ? 0 : integer(name, fallback);
+}
+
 function platformAdminTokenHash(): string | undefined {
   if (env.PLATFORM_ADMIN_TOKEN_SHA256) return env.PLATFORM_ADMIN_TOKEN_SHA256.toLowerCase();
   if (env.PLATFORM_ADMIN_TOKEN) return createHash('sha256').update(env.PLATFORM_ADMIN_TOKEN).digest('hex');
@@ -77,7 +82,7 @@ export const config = {
   platformAdminTokenSha256: platformAdminTokenHash(),
   rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', 1200),
   /** How long a warm instance trusts a credential or organization it has already read. */
-  authCacheTtlMs: integer('AUTH_CACHE_TTL_MS', 10_000),
+  authCacheTtlMs: nonNegativeInteger('AUTH_CACHE_TTL_MS', 10_000),
   operatorSessionTtlHours: integer('OPERATOR_SESSION_TTL_HOURS', configDefaults.operatorSessionTtlHours),
   visitorTokenTtlHours: integer('VISITOR_TOKEN_TTL_HOURS', configDefaults.visitorTokenTtlHours),
   maxBodyBytes: 256 * 1024,

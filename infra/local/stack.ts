@@ -202,7 +202,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         ]),
       ),
     });
-    const settings: Record<string, string> = {};
+    // Locally a revoked key or a changed organization takes effect at once in every function (one
+    // developer, many functions); AWS's warm instances trust what they read for 10 s, as the API
+    // description says. AUTH_CACHE_TTL_MS=10000 shows AWS's behaviour here.
+    const settings: Record<string, string> = { AUTH_CACHE_TTL_MS: '0' };
     for (const name of LOCAL_SETTINGS) {
       const value = process.env[name];
       if (value !== undefined && value !== '') settings[name] = value;

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { FIELD_RULES_TTL_MS } from '../../shared/custom-fields/conversation-fields';
 import {
   type ApiResponse,
   call,
@@ -416,6 +417,7 @@ describe('conversation customFields', () => {
     expect((await call('DELETE', `/api/custom-fields/${doomed.id}`, { token: tenant.apiKey })).status).toBe(
       200,
     );
+    const deletedAt = Date.now();
     const read = await call<{ customFields: object }>('GET', path, { token: tenant.apiKey });
     expect(read.body.customFields).toEqual({ [doomed.name]: 'a', [name('vip')]: true });
     // Sent back unchanged beside another change, the stored value stays writable; a new one is not.
@@ -425,6 +427,11 @@ describe('conversation customFields', () => {
     });
     expect(kept.status, kept.text).toBe(200);
     expect(kept.body.customFields).toEqual({ [doomed.name]: 'a', [name('vip')]: false });
+    // Another function's warm instance may trust the definitions it read for FIELD_RULES_TTL_MS
+    // (as in AWS): a new value is refused everywhere once that has passed since the deletion.
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(0, deletedAt + FIELD_RULES_TTL_MS - Date.now())),
+    );
     const changed = await call('PATCH', path, {
       token: tenant.apiKey,
       body: { customFields: { [doomed.name]: 'b' } },
