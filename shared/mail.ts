@@ -1,4 +1,4 @@
-import { publishEmailSent } from './worker-metrics';
+import { publishEmailSent } from './metrics';
 
 /**
  * Outgoing e-mail through SES v2, one client per container, loaded on first use. Locally the SES

@@ -1,5 +1,5 @@
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { log } from '../../shared/logger';
+import { beginRequest, logger } from '../../shared/logger';
 import { captureColdStart } from '../../shared/metrics';
 import { queues } from '../../shared/queues';
 
@@ -33,7 +33,7 @@ export const handler = async (
   event: DynamoDBStreamEvent,
   context: Context,
 ): Promise<DynamoDBBatchResponse> => {
-  log.beginRequest(context.awsRequestId);
+  beginRequest(context.awsRequestId);
   captureColdStart();
   const wanted = event.Records.map((record) => ({ record, job: purgeJobOf(record) })).filter(
     (entry): entry is { record: DynamoDBRecord; job: PurgeJob } => entry.job !== undefined,
@@ -47,7 +47,7 @@ export const handler = async (
         chunk.map((entry) => entry.job),
       );
     } catch (error) {
-      log.error('purge jobs not sent', { error: error as Error });
+      logger.error('purge jobs not sent', { error: error as Error });
       failed = chunk.map((_, i) => i);
     }
     const first = failed.length ? Math.min(...failed) : -1;

@@ -1,10 +1,10 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { clock } from '../../shared/clock';
 import { purgeStep } from '../../shared/db/purge';
-import { log } from '../../shared/logger';
+import { beginRequest, logger } from '../../shared/logger';
+import { observeQueueBatch } from '../../shared/metrics';
 import { queues } from '../../shared/queues';
 import * as z from '../../shared/schemas/zod';
-import { observeQueueBatch } from '../../shared/worker-metrics';
 
 const job = z.strictObject({ orgId: z.uuid(), conversationId: z.uuid(), after: z.optional(z.string()) });
 
@@ -19,7 +19,7 @@ const SAFETY_MS = 15_000;
  * If it dies instead, SQS delivers the message again and the idempotent steps resume where they can.
  */
 export const handler = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
-  log.beginRequest(context.awsRequestId);
+  beginRequest(context.awsRequestId);
   observeQueueBatch(event.Records, clock.nowMs());
   const failures: { itemIdentifier: string }[] = [];
   for (const record of event.Records) {
@@ -37,9 +37,9 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
           break;
         }
       }
-      log.info('purge step', () => ({ conversationId: parsed.conversationId, changed, done: !after }));
+      logger.info('purge step', { conversationId: parsed.conversationId, changed, done: !after });
     } catch (error) {
-      log.error('purge step failed', { error: error as Error, messageId: record.messageId });
+      logger.error('purge step failed', { error: error as Error, messageId: record.messageId });
       failures.push({ itemIdentifier: record.messageId });
     }
   }

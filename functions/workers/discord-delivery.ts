@@ -4,9 +4,9 @@ import { config } from '../../shared/config';
 import { discordChannels } from '../../shared/db/discord-channels';
 import { postMessage } from '../../shared/discord/client';
 import { type DiscordJob, parseDiscordJob } from '../../shared/discord/delivery-job';
-import { log } from '../../shared/logger';
+import { beginRequest, logger } from '../../shared/logger';
+import { observeQueueBatch, publishDiscordPosts } from '../../shared/metrics';
 import { queues } from '../../shared/queues';
-import { observeQueueBatch, publishDiscordPosts } from '../../shared/worker-metrics';
 
 const schedule = config.discordRetrySchedule;
 /** A 429 this short is waited out in place (then the message is posted again at once). */
@@ -28,7 +28,7 @@ type Settled = 'posted' | 'done' | 'failed';
 async function retryLater(record: SQSRecord, job: DiscordJob, reason: string): Promise<Settled> {
   const attempt = Number(record.attributes.ApproximateReceiveCount ?? '1') || 1;
   const delay = schedule[attempt - 1];
-  log.warn('discord notification failed; retrying', {
+  logger.warn('discord notification failed; retrying', {
     orgId: job.orgId,
     channelId: job.channelId,
     eventId: job.eventId,
@@ -39,7 +39,7 @@ async function retryLater(record: SQSRecord, job: DiscordJob, reason: string): P
   // Past the schedule: shown again at once, so the queue's redrive moves it to the dead letters.
   await queues
     .changeVisibility('discord-notifications', record.receiptHandle, delay ?? 0)
-    .catch((error: unknown) => log.warn('visibility not changed', { error: error as Error }));
+    .catch((error: unknown) => logger.warn('visibility not changed', { error: error as Error }));
   return 'failed';
 }
 
@@ -54,18 +54,18 @@ async function deliver(record: SQSRecord, job: DiscordJob, context: Context): Pr
   if (attempt > schedule.length + 1) return retryLater(record, job, 'retries_exhausted');
   const channel = await discordChannels.getByChannelId(job.orgId, job.channelId);
   if (!channel || channel.id !== job.configId || !channel.events.includes(job.event)) {
-    log.info('discord notification dropped: the channel is no longer configured for it', () => ({
+    logger.info('discord notification dropped: the channel is no longer configured for it', {
       orgId: job.orgId,
       channelId: job.channelId,
       eventId: job.eventId,
-    }));
+    });
     return 'done';
   }
   for (let waited = 0; ; waited++) {
     const outcome = await postMessage(job.channelId, job.message);
     if (outcome.kind === 'delivered') return 'posted';
     if (outcome.kind === 'rejected') {
-      log.warn('discord notification rejected by Discord: dropped', {
+      logger.warn('discord notification rejected by Discord: dropped', {
         orgId: job.orgId,
         channelId: job.channelId,
         eventId: job.eventId,
@@ -97,7 +97,7 @@ async function deliver(record: SQSRecord, job: DiscordJob, context: Context): Pr
  * messages to retry are reported back to SQS.
  */
 export const handler = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
-  log.beginRequest(context.awsRequestId);
+  beginRequest(context.awsRequestId);
   observeQueueBatch(event.Records, clock.nowMs());
   const byChannel = new Map<string, { record: SQSRecord; job: DiscordJob | Error }[]>();
   for (const record of event.Records) {
@@ -121,7 +121,7 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
           if (settled === 'posted') posted += 1;
           else if (settled === 'failed') failed.push(record.messageId);
         } catch (error) {
-          log.error('discord notification could not be processed', {
+          logger.error('discord notification could not be processed', {
             error: error as Error,
             messageId: record.messageId,
           });

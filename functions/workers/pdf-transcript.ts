@@ -4,11 +4,11 @@ import { exportJobs, operatorNames } from '../../shared/db/exports';
 import { attachmentName, contentDisposition } from '../../shared/exports/transcript';
 import { newPdf, renderTranscriptPdf } from '../../shared/exports/transcript-pdf';
 import { transcriptSource } from '../../shared/exports/transcript-source';
-import { log } from '../../shared/logger';
+import { beginRequest, logger } from '../../shared/logger';
+import { observeQueueBatch, publishExportMetrics } from '../../shared/metrics';
 import { queueDefinitions } from '../../shared/resources';
 import * as z from '../../shared/schemas/zod';
 import { storage } from '../../shared/storage';
-import { observeQueueBatch, publishExportMetrics } from '../../shared/worker-metrics';
 
 const job = z.strictObject({ orgId: z.uuid(), jobId: z.uuid(), conversationId: z.uuid() });
 type Job = z.infer<typeof job>;
@@ -49,7 +49,7 @@ async function render(input: Job): Promise<number | 'missing'> {
  * skipped; one whose attempt died mid-way renders again (same object key, overwritten).
  */
 export const handler = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
-  log.beginRequest(context.awsRequestId);
+  beginRequest(context.awsRequestId);
   observeQueueBatch(event.Records, Date.now());
   const failures: { itemIdentifier: string }[] = [];
   for (const record of event.Records) {
@@ -58,7 +58,7 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
       parsed = job.parse(JSON.parse(record.body));
     } catch (error) {
       // Nothing to retry: a malformed job can never succeed.
-      log.error('malformed pdf job dropped', { error: error as Error, messageId: record.messageId });
+      logger.error('malformed pdf job dropped', { error: error as Error, messageId: record.messageId });
       continue;
     }
     try {
@@ -77,9 +77,9 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
         objectKey: pdfObjectKey(parsed.orgId, parsed.jobId),
       });
       publishExportMetrics(undefined, outcome);
-      log.info('pdf transcript', () => ({ jobId: parsed.jobId, bytes: outcome, ms: Date.now() - started }));
+      logger.info('pdf transcript', { jobId: parsed.jobId, bytes: outcome, ms: Date.now() - started });
     } catch (error) {
-      log.error('pdf transcript failed', { error: error as Error, jobId: parsed.jobId });
+      logger.error('pdf transcript failed', { error: error as Error, jobId: parsed.jobId });
       // The last receive before the dead-letter queue marks the job failed, so clients stop polling.
       const receives = Number(record.attributes?.ApproximateReceiveCount ?? '1');
       if (receives >= PDF_MAX_RECEIVES) {

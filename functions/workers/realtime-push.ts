@@ -7,7 +7,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { db, tableName } from '../../shared/db/client';
 import { connections } from '../../shared/db/connections';
-import { log } from '../../shared/logger';
+import { beginRequest, logger } from '../../shared/logger';
 import { captureColdStart } from '../../shared/metrics';
 
 let client: ApiGatewayManagementApiClient | undefined;
@@ -75,7 +75,7 @@ export const handler = async (
   event: DynamoDBStreamEvent,
   context: Context,
 ): Promise<DynamoDBBatchResponse> => {
-  log.beginRequest(context.awsRequestId);
+  beginRequest(context.awsRequestId);
   captureColdStart();
   for (const record of event.Records) {
     const keys = record.dynamodb?.Keys;
@@ -86,7 +86,7 @@ export const handler = async (
       );
       if (Item?.entity === 'realtime') await push(Item as unknown as Notice);
     } catch (error) {
-      log.error('realtime push failed', { error: error as Error });
+      logger.error('realtime push failed', { error: error as Error });
       return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };
     }
   }
