@@ -13,6 +13,7 @@ import {
   verificationKeys,
 } from '../../shared/cursor-key-ring';
 import { beginRequest, logger } from '../../shared/logger';
+import { traced } from '../../shared/tracing';
 
 /** What Secrets Manager sends a rotation function, once per step. */
 export interface RotationEvent {
@@ -23,7 +24,7 @@ export interface RotationEvent {
 
 let client: SecretsManagerClient | undefined;
 const secretsManager = () => {
-  client ??= new SecretsManagerClient({});
+  client ??= traced(new SecretsManagerClient({}));
   return client;
 };
 

@@ -1,12 +1,14 @@
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { clock } from '../../shared/clock';
+import { queueWorker } from '../../shared/batch';
 import { config } from '../../shared/config';
 import { discordChannels } from '../../shared/db/discord-channels';
 import { postMessage } from '../../shared/discord/client';
-import { type DiscordJob, parseDiscordJob } from '../../shared/discord/delivery-job';
-import { beginRequest, logger } from '../../shared/logger';
-import { observeQueueBatch, publishDiscordPosts } from '../../shared/metrics';
+import { logger } from '../../shared/logger';
+import { publishDiscordPosts } from '../../shared/metrics';
+import type { QueueJob } from '../../shared/queue-jobs';
 import { queues } from '../../shared/queues';
+
+type DiscordJob = QueueJob<'discord-notifications'>;
 
 const schedule = config.discordRetrySchedule;
 /** A 429 this short is waited out in place (then the message is posted again at once). */
@@ -91,45 +93,34 @@ async function deliver(record: SQSRecord, job: DiscordJob, context: Context): Pr
   }
 }
 
+/** The tail of each channel's lane in the batch being handled: its next job waits for it. */
+const lanes = new Map<string, Promise<unknown>>();
+
 /**
  * Queue consumer of `discord-notifications`. Jobs of one channel are posted one after another (in
  * queue order, so a 429 holds back that channel's next post too); channels in parallel. Only the
  * messages to retry are reported back to SQS.
  */
+const consume = queueWorker(
+  'discord-notifications',
+  async (job, record, context) => {
+    const before = lanes.get(job.channelId) ?? Promise.resolve();
+    const settled = before.then(() => deliver(record, job, context));
+    const tail = settled.catch(() => undefined);
+    lanes.set(job.channelId, tail);
+    const outcome = await settled;
+    if (lanes.get(job.channelId) === tail) lanes.delete(job.channelId);
+    if (outcome === 'posted') posted += 1;
+    else if (outcome === 'failed') throw new Error('discord notification to be retried');
+  },
+  { parallel: true },
+);
+
+let posted = 0;
+
 export const handler = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
-  beginRequest(context.awsRequestId);
-  observeQueueBatch(event.Records, clock.nowMs());
-  const byChannel = new Map<string, { record: SQSRecord; job: DiscordJob | Error }[]>();
-  for (const record of event.Records) {
-    let job: DiscordJob | Error;
-    try {
-      job = parseDiscordJob(JSON.parse(record.body));
-    } catch (error) {
-      job = error instanceof Error ? error : new Error(String(error));
-    }
-    const lane = job instanceof Error ? `invalid:${record.messageId}` : job.channelId;
-    byChannel.set(lane, [...(byChannel.get(lane) ?? []), { record, job }]);
-  }
-  const failed: string[] = [];
-  let posted = 0;
-  await Promise.all(
-    [...byChannel.values()].map(async (lane) => {
-      for (const { record, job } of lane) {
-        try {
-          if (job instanceof Error) throw job;
-          const settled = await deliver(record, job, context);
-          if (settled === 'posted') posted += 1;
-          else if (settled === 'failed') failed.push(record.messageId);
-        } catch (error) {
-          logger.error('discord notification could not be processed', {
-            error: error as Error,
-            messageId: record.messageId,
-          });
-          failed.push(record.messageId);
-        }
-      }
-    }),
-  );
+  posted = 0;
+  const response = await consume(event, context);
   publishDiscordPosts(posted);
-  return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };
+  return response;
 };

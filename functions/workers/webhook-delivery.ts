@@ -1,4 +1,5 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { parseJob } from '../../shared/batch';
 import { clock } from '../../shared/clock';
 import { config } from '../../shared/config';
 import { deliveries, type StoredDelivery } from '../../shared/db/deliveries';
@@ -6,7 +7,6 @@ import { activeSecrets, type StoredWebhook, webhooksByIds } from '../../shared/d
 import { beginRequest, logger } from '../../shared/logger';
 import { type DeliveryOutcome, observeQueueBatch, publishWebhookAttempts } from '../../shared/metrics';
 import { postWebhook } from '../../shared/webhooks/client';
-import { parseDeliveryJob } from '../../shared/webhooks/delivery-job';
 import { type DeliveryJob, enqueueDelivery } from '../../shared/webhooks/dispatch';
 import { webhookHeaders } from '../../shared/webhooks/signing';
 import { parseAllowedTargets } from '../../shared/webhooks/targets';
@@ -122,7 +122,7 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
   const attempted: { outcome: DeliveryOutcome; attempt: number }[] = [];
   const jobs = event.Records.map((record) => {
     try {
-      return parseDeliveryJob(JSON.parse(record.body));
+      return parseJob('webhook-deliveries', record.body);
     } catch (error) {
       return error instanceof Error ? error : new Error(String(error));
     }
