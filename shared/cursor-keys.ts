@@ -1,6 +1,6 @@
 import { config } from './config';
 import { type CursorKeyRing, parseCursorKeyRing } from './cursor-key-ring';
-import { log } from './logger';
+import { logger } from './logger';
 import { getSecretString } from './secrets';
 
 /** How long a ring read from Secrets Manager is used before it is read again (in the background). */
@@ -55,7 +55,7 @@ export class CursorKeySource {
         .catch((error: unknown) => {
           // Try again on a later request, not on every one of them.
           this.loadedAt = Date.now();
-          log.warn('cursor key ring not refreshed; the one in hand is kept', { error: error as Error });
+          logger.warn('cursor key ring not refreshed; the one in hand is kept', { error: error as Error });
         })
         .finally(() => {
           this.refreshing = undefined;

@@ -1,4 +1,5 @@
-import { publishEmailSent } from './worker-metrics';
+import { publishEmailSent } from './metrics';
+import { traced } from './tracing';
 
 /**
  * Outgoing e-mail through SES v2, one client per container, loaded on first use. Locally the SES
@@ -11,7 +12,10 @@ let loaded:
     }>
   | undefined;
 const sdk = () => {
-  loaded ??= import('@aws-sdk/client-sesv2').then((ses) => ({ ses, client: new ses.SESv2Client({}) }));
+  loaded ??= import('@aws-sdk/client-sesv2').then((ses) => ({
+    ses,
+    client: traced(new ses.SESv2Client({})),
+  }));
   return loaded;
 };
 

@@ -1,6 +1,6 @@
+import type { QueueJob, QueueName } from './queue-jobs';
 import { queueDefinitions } from './resources';
-
-type QueueName = (typeof queueDefinitions)[number]['name'];
+import { traced } from './tracing';
 
 /**
  * One SQS client per container, loaded on first use: most requests of the functions that can queue
@@ -14,7 +14,7 @@ let loaded:
 const sqs = () => {
   loaded ??= import('@aws-sdk/client-sqs').then((sdk) => ({
     sdk,
-    client: new sdk.SQSClient({ useQueueUrlAsEndpoint: !process.env.AWS_ENDPOINT_URL_SQS }),
+    client: traced(new sdk.SQSClient({ useQueueUrlAsEndpoint: !process.env.AWS_ENDPOINT_URL_SQS })),
   }));
   return loaded;
 };
@@ -27,7 +27,7 @@ function urlOf(queue: QueueName): string {
 }
 
 export const queues = {
-  async send(queue: QueueName, body: unknown, delaySeconds = 0): Promise<void> {
+  async send<Q extends QueueName>(queue: Q, body: QueueJob<Q>, delaySeconds = 0): Promise<void> {
     const { client, sdk } = await sqs();
     await client.send(
       new sdk.SendMessageCommand({
@@ -54,7 +54,7 @@ export const queues = {
   },
 
   /** Sends up to 10 bodies; returns the indexes SQS did not accept. */
-  async sendBatch(queue: QueueName, bodies: readonly unknown[]): Promise<number[]> {
+  async sendBatch<Q extends QueueName>(queue: Q, bodies: readonly QueueJob<Q>[]): Promise<number[]> {
     if (bodies.length === 0) return [];
     const { client, sdk } = await sqs();
     const { Failed = [] } = await client.send(

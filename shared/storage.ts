@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { bucketDefinitions } from './resources';
+import { traced } from './tracing';
 
 type BucketName = (typeof bucketDefinitions)[number]['name'];
 
@@ -24,7 +25,7 @@ const sdk = () => {
     s3,
     storage,
     presigner,
-    client: new s3.S3Client({ forcePathStyle: Boolean(process.env.AWS_ENDPOINT_URL_S3) }),
+    client: traced(new s3.S3Client({ forcePathStyle: Boolean(process.env.AWS_ENDPOINT_URL_S3) })),
   }));
   return loaded;
 };

@@ -10,7 +10,8 @@ import { phoneRegions, redactPii } from '../../shared/exports/redact';
 import { attachmentName, contentDisposition } from '../../shared/exports/transcript';
 import type { StreamedReply } from '../../shared/http/route';
 import { route } from '../../shared/http/route';
-import { log } from '../../shared/logger';
+import { logger } from '../../shared/logger';
+import { publishExportMetrics } from '../../shared/metrics';
 import { conversationExample } from '../../shared/schemas/examples';
 import {
   bulkExportQuery,
@@ -19,7 +20,6 @@ import {
   exportConversationsQuery,
 } from '../../shared/schemas/export';
 import type { Organization } from '../../shared/schemas/organization';
-import { publishExportMetrics } from '../../shared/worker-metrics';
 import { historyCutoff } from '../conversations/access';
 
 const exportedExample: ExportedConversation = {
@@ -115,7 +115,10 @@ async function startExport(request: ExportRequest): Promise<StreamedReply> {
           ...summary,
         });
       } catch (error) {
-        log.error('export audit entry not written', { error: error as Error, requestId: request.requestId });
+        logger.error('export audit entry not written', {
+          error: error as Error,
+          requestId: request.requestId,
+        });
       }
     },
   });

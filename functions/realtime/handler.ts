@@ -4,7 +4,7 @@ import { clock } from '../../shared/clock';
 import { connections } from '../../shared/db/connections';
 import { ServiceError } from '../../shared/errors';
 import { statusOfCode } from '../../shared/http/errors';
-import { log } from '../../shared/logger';
+import { beginRequest, logger } from '../../shared/logger';
 
 /** The parts of an API Gateway WebSocket event this handler reads. */
 export interface WebSocketEvent {
@@ -22,7 +22,7 @@ export interface WebSocketEvent {
  */
 export const handler = async (event: WebSocketEvent): Promise<APIGatewayProxyResult> => {
   const { routeKey, connectionId, requestId } = event.requestContext;
-  log.beginRequest(requestId ?? connectionId);
+  beginRequest(requestId ?? connectionId);
   if (routeKey !== '$connect') return { statusCode: 200, body: '' };
   const token = event.queryStringParameters?.token;
   if (!token) return { statusCode: 401, body: 'token required' };
@@ -40,7 +40,7 @@ export const handler = async (event: WebSocketEvent): Promise<APIGatewayProxyRes
     return { statusCode: 200, body: '' };
   } catch (error) {
     if (error instanceof ServiceError) return { statusCode: statusOfCode[error.code], body: error.code };
-    log.error('realtime connect failed', { error: error as Error });
+    logger.error('realtime connect failed', { error: error as Error });
     return { statusCode: 500, body: '' };
   }
 };

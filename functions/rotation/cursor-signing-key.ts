@@ -12,7 +12,8 @@ import {
   rotateCursorKeyRing,
   verificationKeys,
 } from '../../shared/cursor-key-ring';
-import { log } from '../../shared/logger';
+import { beginRequest, logger } from '../../shared/logger';
+import { traced } from '../../shared/tracing';
 
 /** What Secrets Manager sends a rotation function, once per step. */
 export interface RotationEvent {
@@ -23,7 +24,7 @@ export interface RotationEvent {
 
 let client: SecretsManagerClient | undefined;
 const secretsManager = () => {
-  client ??= new SecretsManagerClient({});
+  client ??= traced(new SecretsManagerClient({}));
   return client;
 };
 
@@ -95,7 +96,7 @@ async function finishSecret(
  * Functions pick the new ring up within CURSOR_KEYS_REFRESH_SECONDS; no cursor breaks.
  */
 export const handler = async (event: RotationEvent, context?: Context): Promise<void> => {
-  log.beginRequest(context?.awsRequestId ?? event.ClientRequestToken);
+  beginRequest(context?.awsRequestId ?? event.ClientRequestToken);
   const { SecretId: secretId, ClientRequestToken: token, Step: step } = event;
   const described = await secretsManager().send(new DescribeSecretCommand({ SecretId: secretId }));
   if (!described.RotationEnabled) throw new Error(`Rotation is not enabled for ${secretId}`);
@@ -103,7 +104,7 @@ export const handler = async (event: RotationEvent, context?: Context): Promise<
   const stages = versions[token];
   if (!stages) throw new Error(`Version ${token} is not a version of ${secretId}`);
   if (stages.includes('AWSCURRENT')) {
-    log.info('cursor key rotation: already current', () => ({ step, token }));
+    logger.info('cursor key rotation: already current', { step, token });
     return;
   }
   if (!stages.includes('AWSPENDING')) throw new Error(`Version ${token} is not pending rotation`);
@@ -123,5 +124,5 @@ export const handler = async (event: RotationEvent, context?: Context): Promise<
     default:
       throw new Error(`Unknown rotation step ${String(step)}`);
   }
-  log.info('cursor key rotation', () => ({ step, token }));
+  logger.info('cursor key rotation', { step, token });
 };

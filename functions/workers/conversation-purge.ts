@@ -1,12 +1,7 @@
-import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { clock } from '../../shared/clock';
+import { queueWorker } from '../../shared/batch';
 import { purgeStep } from '../../shared/db/purge';
-import { log } from '../../shared/logger';
+import { logger } from '../../shared/logger';
 import { queues } from '../../shared/queues';
-import * as z from '../../shared/schemas/zod';
-import { observeQueueBatch } from '../../shared/worker-metrics';
-
-const job = z.strictObject({ orgId: z.uuid(), conversationId: z.uuid(), after: z.optional(z.string()) });
 
 /** Time kept in hand to hand the rest over before Lambda's timeout. */
 const SAFETY_MS = 15_000;
@@ -18,30 +13,18 @@ const SAFETY_MS = 15_000;
  * sends the rest of the job (with its cursor) back to the queue, and only then lets this message go.
  * If it dies instead, SQS delivers the message again and the idempotent steps resume where they can.
  */
-export const handler = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
-  log.beginRequest(context.awsRequestId);
-  observeQueueBatch(event.Records, clock.nowMs());
-  const failures: { itemIdentifier: string }[] = [];
-  for (const record of event.Records) {
-    try {
-      const parsed = job.parse(JSON.parse(record.body));
-      let after = parsed.after;
-      let changed = 0;
-      for (;;) {
-        const step = await purgeStep(parsed.orgId, parsed.conversationId, after);
-        changed += step.changed;
-        after = step.next;
-        if (!after) break;
-        if (context.getRemainingTimeInMillis() < SAFETY_MS) {
-          await queues.send('conversation-purge', { ...parsed, after });
-          break;
-        }
-      }
-      log.info('purge step', () => ({ conversationId: parsed.conversationId, changed, done: !after }));
-    } catch (error) {
-      log.error('purge step failed', { error: error as Error, messageId: record.messageId });
-      failures.push({ itemIdentifier: record.messageId });
+export const handler = queueWorker('conversation-purge', async (job, _record, context) => {
+  let after = job.after;
+  let changed = 0;
+  for (;;) {
+    const step = await purgeStep(job.orgId, job.conversationId, after);
+    changed += step.changed;
+    after = step.next;
+    if (!after) break;
+    if (context.getRemainingTimeInMillis() < SAFETY_MS) {
+      await queues.send('conversation-purge', { ...job, after });
+      break;
     }
   }
-  return { batchItemFailures: failures };
-};
+  logger.info('purge step', { conversationId: job.conversationId, changed, done: !after });
+});

@@ -1,12 +1,14 @@
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { clock } from '../../shared/clock';
+import { queueWorker } from '../../shared/batch';
 import { config } from '../../shared/config';
 import { discordChannels } from '../../shared/db/discord-channels';
 import { postMessage } from '../../shared/discord/client';
-import { type DiscordJob, parseDiscordJob } from '../../shared/discord/delivery-job';
-import { log } from '../../shared/logger';
+import { logger } from '../../shared/logger';
+import { publishDiscordPosts } from '../../shared/metrics';
+import type { QueueJob } from '../../shared/queue-jobs';
 import { queues } from '../../shared/queues';
-import { observeQueueBatch, publishDiscordPosts } from '../../shared/worker-metrics';
+
+type DiscordJob = QueueJob<'discord-notifications'>;
 
 const schedule = config.discordRetrySchedule;
 /** A 429 this short is waited out in place (then the message is posted again at once). */
@@ -28,7 +30,7 @@ type Settled = 'posted' | 'done' | 'failed';
 async function retryLater(record: SQSRecord, job: DiscordJob, reason: string): Promise<Settled> {
   const attempt = Number(record.attributes.ApproximateReceiveCount ?? '1') || 1;
   const delay = schedule[attempt - 1];
-  log.warn('discord notification failed; retrying', {
+  logger.warn('discord notification failed; retrying', {
     orgId: job.orgId,
     channelId: job.channelId,
     eventId: job.eventId,
@@ -39,7 +41,7 @@ async function retryLater(record: SQSRecord, job: DiscordJob, reason: string): P
   // Past the schedule: shown again at once, so the queue's redrive moves it to the dead letters.
   await queues
     .changeVisibility('discord-notifications', record.receiptHandle, delay ?? 0)
-    .catch((error: unknown) => log.warn('visibility not changed', { error: error as Error }));
+    .catch((error: unknown) => logger.warn('visibility not changed', { error: error as Error }));
   return 'failed';
 }
 
@@ -54,18 +56,18 @@ async function deliver(record: SQSRecord, job: DiscordJob, context: Context): Pr
   if (attempt > schedule.length + 1) return retryLater(record, job, 'retries_exhausted');
   const channel = await discordChannels.getByChannelId(job.orgId, job.channelId);
   if (!channel || channel.id !== job.configId || !channel.events.includes(job.event)) {
-    log.info('discord notification dropped: the channel is no longer configured for it', () => ({
+    logger.info('discord notification dropped: the channel is no longer configured for it', {
       orgId: job.orgId,
       channelId: job.channelId,
       eventId: job.eventId,
-    }));
+    });
     return 'done';
   }
   for (let waited = 0; ; waited++) {
     const outcome = await postMessage(job.channelId, job.message);
     if (outcome.kind === 'delivered') return 'posted';
     if (outcome.kind === 'rejected') {
-      log.warn('discord notification rejected by Discord: dropped', {
+      logger.warn('discord notification rejected by Discord: dropped', {
         orgId: job.orgId,
         channelId: job.channelId,
         eventId: job.eventId,
@@ -91,45 +93,34 @@ async function deliver(record: SQSRecord, job: DiscordJob, context: Context): Pr
   }
 }
 
+/** The tail of each channel's lane in the batch being handled: its next job waits for it. */
+const lanes = new Map<string, Promise<unknown>>();
+
 /**
  * Queue consumer of `discord-notifications`. Jobs of one channel are posted one after another (in
  * queue order, so a 429 holds back that channel's next post too); channels in parallel. Only the
  * messages to retry are reported back to SQS.
  */
+const consume = queueWorker(
+  'discord-notifications',
+  async (job, record, context) => {
+    const before = lanes.get(job.channelId) ?? Promise.resolve();
+    const settled = before.then(() => deliver(record, job, context));
+    const tail = settled.catch(() => undefined);
+    lanes.set(job.channelId, tail);
+    const outcome = await settled;
+    if (lanes.get(job.channelId) === tail) lanes.delete(job.channelId);
+    if (outcome === 'posted') posted += 1;
+    else if (outcome === 'failed') throw new Error('discord notification to be retried');
+  },
+  { parallel: true },
+);
+
+let posted = 0;
+
 export const handler = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
-  log.beginRequest(context.awsRequestId);
-  observeQueueBatch(event.Records, clock.nowMs());
-  const byChannel = new Map<string, { record: SQSRecord; job: DiscordJob | Error }[]>();
-  for (const record of event.Records) {
-    let job: DiscordJob | Error;
-    try {
-      job = parseDiscordJob(JSON.parse(record.body));
-    } catch (error) {
-      job = error instanceof Error ? error : new Error(String(error));
-    }
-    const lane = job instanceof Error ? `invalid:${record.messageId}` : job.channelId;
-    byChannel.set(lane, [...(byChannel.get(lane) ?? []), { record, job }]);
-  }
-  const failed: string[] = [];
-  let posted = 0;
-  await Promise.all(
-    [...byChannel.values()].map(async (lane) => {
-      for (const { record, job } of lane) {
-        try {
-          if (job instanceof Error) throw job;
-          const settled = await deliver(record, job, context);
-          if (settled === 'posted') posted += 1;
-          else if (settled === 'failed') failed.push(record.messageId);
-        } catch (error) {
-          log.error('discord notification could not be processed', {
-            error: error as Error,
-            messageId: record.messageId,
-          });
-          failed.push(record.messageId);
-        }
-      }
-    }),
-  );
+  posted = 0;
+  const response = await consume(event, context);
   publishDiscordPosts(posted);
-  return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };
+  return response;
 };

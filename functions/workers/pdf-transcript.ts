@@ -1,17 +1,16 @@
-import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { queueWorker } from '../../shared/batch';
 import { conversations } from '../../shared/db/conversations';
 import { exportJobs, operatorNames } from '../../shared/db/exports';
 import { attachmentName, contentDisposition } from '../../shared/exports/transcript';
 import { newPdf, renderTranscriptPdf } from '../../shared/exports/transcript-pdf';
 import { transcriptSource } from '../../shared/exports/transcript-source';
-import { log } from '../../shared/logger';
+import { logger } from '../../shared/logger';
+import { publishExportMetrics } from '../../shared/metrics';
+import type { QueueJob } from '../../shared/queue-jobs';
 import { queueDefinitions } from '../../shared/resources';
-import * as z from '../../shared/schemas/zod';
 import { storage } from '../../shared/storage';
-import { observeQueueBatch, publishExportMetrics } from '../../shared/worker-metrics';
 
-const job = z.strictObject({ orgId: z.uuid(), jobId: z.uuid(), conversationId: z.uuid() });
-type Job = z.infer<typeof job>;
+type Job = QueueJob<'pdf-jobs'>;
 
 /** Receives before the dead-letter queue (shared/resources.ts). */
 const PDF_MAX_RECEIVES = queueDefinitions.find((queue) => queue.name === 'pdf-jobs')?.maxReceiveCount ?? 1;
@@ -48,47 +47,29 @@ async function render(input: Job): Promise<number | 'missing'> {
  * (or failed, which the status endpoint reports). A redelivered message of a finished job is
  * skipped; one whose attempt died mid-way renders again (same object key, overwritten).
  */
-export const handler = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
-  log.beginRequest(context.awsRequestId);
-  observeQueueBatch(event.Records, Date.now());
-  const failures: { itemIdentifier: string }[] = [];
-  for (const record of event.Records) {
-    let parsed: Job;
-    try {
-      parsed = job.parse(JSON.parse(record.body));
-    } catch (error) {
-      // Nothing to retry: a malformed job can never succeed.
-      log.error('malformed pdf job dropped', { error: error as Error, messageId: record.messageId });
-      continue;
+export const handler = queueWorker('pdf-jobs', async (job, record) => {
+  if (!(await exportJobs.start(job.orgId, job.jobId))) return;
+  try {
+    const started = Date.now();
+    const outcome = await render(job);
+    if (outcome === 'missing') {
+      await exportJobs.finish(job.orgId, job.jobId, { status: 'failed', error: 'conversation_not_found' });
+      return;
     }
-    try {
-      if (!(await exportJobs.start(parsed.orgId, parsed.jobId))) continue;
-      const started = Date.now();
-      const outcome = await render(parsed);
-      if (outcome === 'missing') {
-        await exportJobs.finish(parsed.orgId, parsed.jobId, {
-          status: 'failed',
-          error: 'conversation_not_found',
-        });
-        continue;
-      }
-      await exportJobs.finish(parsed.orgId, parsed.jobId, {
-        status: 'completed',
-        objectKey: pdfObjectKey(parsed.orgId, parsed.jobId),
-      });
-      publishExportMetrics(undefined, outcome);
-      log.info('pdf transcript', () => ({ jobId: parsed.jobId, bytes: outcome, ms: Date.now() - started }));
-    } catch (error) {
-      log.error('pdf transcript failed', { error: error as Error, jobId: parsed.jobId });
-      // The last receive before the dead-letter queue marks the job failed, so clients stop polling.
-      const receives = Number(record.attributes?.ApproximateReceiveCount ?? '1');
-      if (receives >= PDF_MAX_RECEIVES) {
-        await exportJobs
-          .finish(parsed.orgId, parsed.jobId, { status: 'failed', error: 'rendering_failed' })
-          .catch(() => undefined);
-      }
-      failures.push({ itemIdentifier: record.messageId });
+    await exportJobs.finish(job.orgId, job.jobId, {
+      status: 'completed',
+      objectKey: pdfObjectKey(job.orgId, job.jobId),
+    });
+    publishExportMetrics(undefined, outcome);
+    logger.info('pdf transcript', { jobId: job.jobId, bytes: outcome, ms: Date.now() - started });
+  } catch (error) {
+    // The last receive before the dead-letter queue marks the job failed, so clients stop polling.
+    const receives = Number(record.attributes?.ApproximateReceiveCount ?? '1');
+    if (receives >= PDF_MAX_RECEIVES) {
+      await exportJobs
+        .finish(job.orgId, job.jobId, { status: 'failed', error: 'rendering_failed' })
+        .catch(() => undefined);
     }
+    throw error;
   }
-  return { batchItemFailures: failures };
-};
+});

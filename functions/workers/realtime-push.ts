@@ -4,11 +4,10 @@ import {
   PostToConnectionCommand,
 } from '@aws-sdk/client-apigatewaymanagementapi';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { streamWorker } from '../../shared/batch';
 import { db, tableName } from '../../shared/db/client';
 import { connections } from '../../shared/db/connections';
-import { log } from '../../shared/logger';
-import { captureColdStart } from '../../shared/metrics';
+import { traced } from '../../shared/tracing';
 
 let client: ApiGatewayManagementApiClient | undefined;
 
@@ -16,7 +15,7 @@ let client: ApiGatewayManagementApiClient | undefined;
 function managementApi(): ApiGatewayManagementApiClient {
   const endpoint = process.env.REALTIME_ENDPOINT;
   if (!endpoint) throw new Error('REALTIME_ENDPOINT is not configured');
-  client ??= new ApiGatewayManagementApiClient({ endpoint });
+  client ??= traced(new ApiGatewayManagementApiClient({ endpoint }));
   return client;
 }
 
@@ -71,24 +70,11 @@ async function push(notice: Notice): Promise<void> {
  * note_invalidated, conversation_snoozed) reaches the open connections of its audience. Notices are
  * read by key, as the webhook fan-out reads events; a failed push reports its record for retry.
  */
-export const handler = async (
-  event: DynamoDBStreamEvent,
-  context: Context,
-): Promise<DynamoDBBatchResponse> => {
-  log.beginRequest(context.awsRequestId);
-  captureColdStart();
-  for (const record of event.Records) {
-    const keys = record.dynamodb?.Keys;
-    if (record.eventName !== 'INSERT' || !keys?.pk?.S || !keys.sk?.S) continue;
-    try {
-      const { Item } = await db.send(
-        new GetCommand({ TableName: tableName, Key: { pk: keys.pk.S, sk: keys.sk.S } }),
-      );
-      if (Item?.entity === 'realtime') await push(Item as unknown as Notice);
-    } catch (error) {
-      log.error('realtime push failed', { error: error as Error });
-      return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };
-    }
-  }
-  return { batchItemFailures: [] };
-};
+export const handler = streamWorker('realtime push', async (record) => {
+  const keys = record.dynamodb?.Keys;
+  if (record.eventName !== 'INSERT' || !keys?.pk?.S || !keys.sk?.S) return;
+  const { Item } = await db.send(
+    new GetCommand({ TableName: tableName, Key: { pk: keys.pk.S, sk: keys.sk.S } }),
+  );
+  if (Item?.entity === 'realtime') await push(Item as unknown as Notice);
+});

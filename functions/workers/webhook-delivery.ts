@@ -1,15 +1,15 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { parseJob } from '../../shared/batch';
 import { clock } from '../../shared/clock';
 import { config } from '../../shared/config';
 import { deliveries, type StoredDelivery } from '../../shared/db/deliveries';
 import { activeSecrets, type StoredWebhook, webhooksByIds } from '../../shared/db/webhooks';
-import { log } from '../../shared/logger';
+import { beginRequest, logger } from '../../shared/logger';
+import { type DeliveryOutcome, observeQueueBatch, publishWebhookAttempts } from '../../shared/metrics';
 import { postWebhook } from '../../shared/webhooks/client';
-import { parseDeliveryJob } from '../../shared/webhooks/delivery-job';
 import { type DeliveryJob, enqueueDelivery } from '../../shared/webhooks/dispatch';
 import { webhookHeaders } from '../../shared/webhooks/signing';
 import { parseAllowedTargets } from '../../shared/webhooks/targets';
-import { type DeliveryOutcome, observeQueueBatch, publishWebhookAttempts } from '../../shared/worker-metrics';
 
 const allowed = parseAllowedTargets(config.webhookAllowedTargets);
 const schedule = config.webhookRetrySchedule;
@@ -117,12 +117,12 @@ async function settle(
  * reported back for SQS to redeliver.
  */
 export const handler = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
-  log.beginRequest(context.awsRequestId);
+  beginRequest(context.awsRequestId);
   observeQueueBatch(event.Records, clock.nowMs());
   const attempted: { outcome: DeliveryOutcome; attempt: number }[] = [];
   const jobs = event.Records.map((record) => {
     try {
-      return parseDeliveryJob(JSON.parse(record.body));
+      return parseJob('webhook-deliveries', record.body);
     } catch (error) {
       return error instanceof Error ? error : new Error(String(error));
     }
@@ -170,7 +170,7 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
     // Unrecorded successes go back to SQS too: the receiver may see them again (at least once).
     const unrecorded = recordFailure !== undefined && outcome.status === 'fulfilled' && outcome.value;
     if (outcome.status === 'fulfilled' && !unrecorded) return [];
-    log.error('webhook delivery failed to process', {
+    logger.error('webhook delivery failed to process', {
       error: (outcome.status === 'rejected' ? outcome.reason : recordFailure) as Error,
       messageId: record?.messageId,
     });

@@ -4,7 +4,7 @@ import { deliveryIdFor, type StoredDelivery } from '../../shared/db/deliveries';
 import { type DomainEvent, toDomainEvent } from '../../shared/db/events';
 import { allWebhooks, type StoredWebhook } from '../../shared/db/webhooks';
 import { discordJobsFor, queueDiscordJobs } from '../../shared/discord/fanout';
-import { log } from '../../shared/logger';
+import { beginRequest, logger } from '../../shared/logger';
 import { captureColdStart } from '../../shared/metrics';
 import { queueFirstAttempts } from '../../shared/webhooks/dispatch';
 
@@ -50,7 +50,7 @@ export const handler = async (
   event: DynamoDBStreamEvent,
   context: Context,
 ): Promise<DynamoDBBatchResponse> => {
-  log.beginRequest(context.awsRequestId);
+  beginRequest(context.awsRequestId);
   captureColdStart();
   const records = event.Records.filter(
     (record) => record.eventName === 'INSERT' && record.dynamodb?.NewImage?.entity?.S === 'event',
@@ -83,7 +83,7 @@ export const handler = async (
     ]);
     return { batchItemFailures: [] };
   } catch (error) {
-    log.error('webhook fan-out failed', { error: error as Error, records: records.length });
+    logger.error('webhook fan-out failed', { error: error as Error, records: records.length });
     // Reporting the first record retries the whole batch from it: repeats are harmless.
     return { batchItemFailures: [{ itemIdentifier: records[0]?.dynamodb?.SequenceNumber ?? '' }] };
   }

@@ -7,7 +7,7 @@ export const REQUEST_ID_PLACEHOLDER = 'PUT-THE-X-REQUEST-ID-HERE';
 export const ORG_ID_PLACEHOLDER = 'PUT-THE-ORG-ID-HERE';
 
 /**
- * The JSON lines the functions write (`shared/logger.ts`, in Powertools Logger's format): every line carries
+ * The JSON lines the functions write (`shared/logger.ts`, Powertools Logger): every line carries
  * `requestId` (the X-Request-Id answered to the client) and, once known, `orgId`; the access line
  * of each request is `message = "request"` with `method`, `path`, `route` (operation id), `status`,
  * `durationMs`, `callerKind`, `credentialId` (shared/http/middleware/request-context.ts); errors are

@@ -1,5 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { log } from '../logger';
+import { logger } from '../logger';
 
 /** Commands that write (their consumed capacity is write units). */
 export const WRITE_COMMANDS: ReadonlySet<string> = new Set([
@@ -92,11 +92,11 @@ export function meterDynamo(client: DynamoDBClient): void {
         units += report.CapacityUnits ?? 0;
       if (WRITE_COMMANDS.has(name)) usage.writeUnits += units;
       else usage.readUnits += units;
-      log.debug('dynamodb', () => ({
+      logger.debug('dynamodb', {
         command: name,
         capacityUnits: units,
         attempts: (result.output as { $metadata?: { attempts?: number } }).$metadata?.attempts,
-      }));
+      });
       return result;
     },
     { step: 'initialize', priority: 'low', name: 'meterDynamoCommands' },

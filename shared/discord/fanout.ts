@@ -1,8 +1,8 @@
 import { type DiscordChannel, discordChannels } from '../db/discord-channels';
 import type { DomainEvent, DomainEventType } from '../db/events';
+import type { QueueJob } from '../queue-jobs';
 import { queues } from '../queues';
 import type { DiscordEventType } from '../schemas/discord';
-import type { DiscordJobFields } from './delivery-job';
 import { type NotificationMessage, type NotifiedConversation, nonceOf, notificationMessage } from './message';
 
 /** The domain event each Discord event follows. */
@@ -13,7 +13,7 @@ const discordEventOf: Partial<Record<DomainEventType, DiscordEventType>> = {
 };
 
 /** What the fan-out queues: one message for one channel, ready to post. */
-export type DiscordJob = DiscordJobFields<NotificationMessage>;
+export type DiscordJob = QueueJob<'discord-notifications'> & { message: NotificationMessage };
 
 function conversationOf(data: unknown): NotifiedConversation | undefined {
   if (typeof data !== 'object' || data === null) return undefined;

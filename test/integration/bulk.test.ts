@@ -208,8 +208,8 @@ describe('bulk delete', () => {
       expect((await storedMessages(id)).every((item) => item.deletedAt)).toBe(true);
       expect(handedOver).toHaveLength(1);
       // A poison message fails alone, to be retried and then dead-lettered (its error log is expected).
-      const { log } = await import('../../shared/logger');
-      const quiet = vi.spyOn(log, 'error').mockImplementation(() => undefined);
+      const { logger } = await import('../../shared/logger');
+      const quiet = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
       const poison = await handler({ Records: [sqsRecord({ nonsense: true })] }, lambdaContext('purge'));
       quiet.mockRestore();
       expect(poison.batchItemFailures).toHaveLength(1);

@@ -219,7 +219,7 @@ describe('the purge of a deleted conversation', () => {
     const { handler } = await import('../../functions/workers/conversation-purge');
     const { queues } = await import('../../shared/queues');
     const { db } = await import('../../shared/db/client');
-    const { log } = await import('../../shared/logger');
+    const { logger } = await import('../../shared/logger');
     const handedOver: { after?: string }[] = [];
     const send = vi.spyOn(queues, 'send').mockImplementation(async (_queue, body) => {
       handedOver.push(body as { after?: string });
@@ -231,7 +231,7 @@ describe('the purge of a deleted conversation', () => {
       if (command instanceof BatchWriteCommand && crashed++ === 0) return Promise.reject(new Error('crash'));
       return original(command);
     }) as never);
-    const quiet = vi.spyOn(log, 'error').mockImplementation(() => undefined);
+    const quiet = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
     const sqsRecord = (body: unknown): SQSRecord => ({
       messageId: crypto.randomUUID(),
       receiptHandle: 'test',

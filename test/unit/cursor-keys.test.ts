@@ -7,7 +7,7 @@ import {
   verificationKeys,
 } from '../../shared/cursor-key-ring';
 import { CursorKeySource } from '../../shared/cursor-keys';
-import { log } from '../../shared/logger';
+import { logger } from '../../shared/logger';
 
 const key = (c: string) => c.repeat(MIN_KEY_LENGTH + 8);
 const [A, B, C, D] = ['a', 'b', 'c', 'd'].map(key) as [string, string, string, string];
@@ -123,7 +123,7 @@ describe('CursorKeySource', () => {
     answer({ current: A, next: B });
     const keys = await source();
     fail(new Error('throttled'));
-    const warn = vi.spyOn(log, 'warn').mockImplementation(() => undefined);
+    const warn = vi.spyOn(logger, 'warn').mockImplementation(() => undefined);
     advance(300_001);
     keys.keys();
     await keys.settled();

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { log } from '../../shared/logger';
+import { beginRequest, logger } from '../../shared/logger';
 
-describe('log', () => {
+describe('logger', () => {
   afterEach(() => vi.restoreAllMocks());
 
   it('stamps every line with the current request id and organization, and forgets them per request', () => {
@@ -10,11 +10,11 @@ describe('log', () => {
       lines.push(JSON.parse(String(chunk)));
       return true;
     });
-    log.beginRequest('req-1');
-    log.setOrganization('org-1');
-    log.error('boom', { route: 'getConversation' });
-    log.beginRequest('req-2');
-    log.error('again');
+    beginRequest('req-1');
+    logger.appendKeys({ orgId: 'org-1' });
+    logger.error('boom', { route: 'getConversation' });
+    beginRequest('req-2');
+    logger.error('again');
     expect(lines[0]).toMatchObject({
       level: 'ERROR',
       requestId: 'req-1',

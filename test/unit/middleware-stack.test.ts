@@ -16,7 +16,7 @@ import { config } from '../../shared/config';
 import { organizations } from '../../shared/db/organizations';
 import { created, ok, route } from '../../shared/http/route';
 import { createHandler } from '../../shared/http/stack';
-import { log } from '../../shared/logger';
+import { logger } from '../../shared/logger';
 import * as z from '../../shared/schemas/zod';
 import { apiGatewayEvent, type EventOptions, lambdaContext } from './helpers/apigw-event';
 import { type ApiKeyFixture, apiKeyFixture, batchGetFrom, organizationItem } from './helpers/auth-items';
@@ -143,9 +143,9 @@ describe('middleware stack', () => {
     ddb.reset();
     ddb.on(UpdateCommand).resolves({ Attributes: { used: 1 } });
     authCache.clear();
-    vi.spyOn(log, 'info').mockImplementation(() => undefined);
-    vi.spyOn(log, 'warn').mockImplementation(() => undefined);
-    vi.spyOn(log, 'error').mockImplementation(() => undefined);
+    vi.spyOn(logger, 'info').mockImplementation(() => undefined);
+    vi.spyOn(logger, 'warn').mockImplementation(() => undefined);
+    vi.spyOn(logger, 'error').mockImplementation(() => undefined);
   });
 
   afterAll(() => {
@@ -620,7 +620,7 @@ describe('middleware stack', () => {
       expect(response.body).not.toContain('hunter2');
       expect(response.body).not.toMatch(/at .*\.ts:\d+/);
       expect(error).not.toHaveProperty('details');
-      expect(log.error).toHaveBeenCalled();
+      expect(logger.error).toHaveBeenCalled();
     });
 
     it('answers 503 SERVICE_UNAVAILABLE with Retry-After when DynamoDB throttles the handler', async () => {

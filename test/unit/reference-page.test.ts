@@ -5,7 +5,7 @@ import { build } from 'esbuild';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler } from '../../functions/platform/handler';
 import { referenceAssetNames } from '../../functions/platform/reference-page';
-import { log } from '../../shared/logger';
+import { logger } from '../../shared/logger';
 import { apiGatewayEvent, lambdaContext } from './helpers/apigw-event';
 
 /**
@@ -52,7 +52,7 @@ function linksOf(html: string): { tag: string; url: string }[] {
 
 describe('GET /api/docs', () => {
   beforeEach(() => {
-    vi.spyOn(log, 'info').mockImplementation(() => undefined);
+    vi.spyOn(logger, 'info').mockImplementation(() => undefined);
   });
 
   it('is an HTML page, public, with no inline script or style', async () => {

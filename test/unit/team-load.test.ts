@@ -16,7 +16,7 @@ import { teamLoadWrites } from '../../shared/db/team-load';
 import { RateLimitedError } from '../../shared/errors';
 import { ok, route } from '../../shared/http/route';
 import { createHandler } from '../../shared/http/stack';
-import { log } from '../../shared/logger';
+import { logger } from '../../shared/logger';
 import * as z from '../../shared/schemas/zod';
 import { apiGatewayEvent, lambdaContext } from './helpers/apigw-event';
 import { apiKeyFixture, batchGetFrom, organizationItem } from './helpers/auth-items';
@@ -144,7 +144,7 @@ describe('a route with a rate limit of its own', () => {
     ddb.on(UpdateCommand).callsFake((input: UpdateCommandInput) => ({
       Attributes: { used: input.ExpressionAttributeValues?.[':wanted'] },
     }));
-    vi.spyOn(log, 'info').mockImplementation(() => undefined);
+    vi.spyOn(logger, 'info').mockImplementation(() => undefined);
   });
   afterAll(() => {
     ddb.restore();

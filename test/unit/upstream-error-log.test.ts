@@ -15,7 +15,7 @@ async function load() {
   vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'WARN');
   vi.stubEnv('POWERTOOLS_DEV', '');
   vi.resetModules();
-  const [{ UpstreamError }, { route }, { createHandler }, { log }, z] = await Promise.all([
+  const [{ UpstreamError }, { route }, { createHandler }, { logger }, z] = await Promise.all([
     import('../../shared/errors'),
     import('../../shared/http/route'),
     import('../../shared/http/stack'),
@@ -37,14 +37,14 @@ async function load() {
         },
       }),
     ]);
-  return { UpstreamError, log, handlerFailingWith };
+  return { UpstreamError, logger, handlerFailingWith };
 }
 
 describe('the log line of a failed request', () => {
   it('is a warning naming the service when another service failed (502), with no stack', async () => {
-    const { UpstreamError, log, handlerFailingWith } = await load();
-    const failed = vi.spyOn(log, 'error').mockImplementation(() => undefined);
-    vi.spyOn(log, 'info').mockImplementation(() => undefined);
+    const { UpstreamError, logger, handlerFailingWith } = await load();
+    const failed = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
+    vi.spyOn(logger, 'info').mockImplementation(() => undefined);
     const written: string[] = [];
     for (const stream of [process.stdout, process.stderr])
       vi.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => {
@@ -81,9 +81,9 @@ describe('the log line of a failed request', () => {
   });
 
   it('stays an error with the error itself for what nobody expected (500)', async () => {
-    const { log, handlerFailingWith } = await load();
-    const failed = vi.spyOn(log, 'error').mockImplementation(() => undefined);
-    vi.spyOn(log, 'info').mockImplementation(() => undefined);
+    const { logger, handlerFailingWith } = await load();
+    const failed = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
+    vi.spyOn(logger, 'info').mockImplementation(() => undefined);
     const handler = handlerFailingWith(new Error('a bug'));
     const response = await handler(
       apiGatewayEvent({ method: 'GET', resource: '/api/upstream' }),

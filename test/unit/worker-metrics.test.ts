@@ -5,12 +5,12 @@ import { captureStdout, enableMetrics } from './helpers/stdout-capture';
 /** What the queue workers tell CloudWatch: the dimension sets the stack's alarms and graphs read. */
 
 let stdout: ReturnType<typeof captureStdout>;
-let workerMetrics: typeof import('../../shared/worker-metrics');
+let workerMetrics: typeof import('../../shared/metrics');
 
 beforeAll(async () => {
   enableMetrics('webhook-delivery');
   vi.stubEnv('AWS_LAMBDA_INITIALIZATION_TYPE', 'on-demand');
-  workerMetrics = await import('../../shared/worker-metrics');
+  workerMetrics = await import('../../shared/metrics');
   stdout = captureStdout();
 });
 afterAll(() => {

@@ -12,7 +12,7 @@ import { conversations } from '../../shared/db/conversations';
 import { ConcurrentChangeError, RETRY_BUDGET_MS, RetryBudget } from '../../shared/db/transaction';
 import { ok, route } from '../../shared/http/route';
 import { createHandler } from '../../shared/http/stack';
-import { log } from '../../shared/logger';
+import { logger } from '../../shared/logger';
 import { conversationExample, ids } from '../../shared/schemas/examples';
 import * as z from '../../shared/schemas/zod';
 import { apiGatewayEvent, lambdaContext } from './helpers/apigw-event';
@@ -75,9 +75,9 @@ describe('a write that keeps losing to concurrent writers', () => {
   it('answers 503 SERVICE_UNAVAILABLE with Retry-After', async () => {
     const key = apiKeyFixture();
     ddb.on(BatchGetCommand).callsFake(batchGetFrom([key.item, organizationItem(key.orgId)]));
-    vi.spyOn(log, 'info').mockImplementation(() => undefined);
-    const warned = vi.spyOn(log, 'warn').mockImplementation(() => undefined);
-    const failed = vi.spyOn(log, 'error').mockImplementation(() => undefined);
+    vi.spyOn(logger, 'info').mockImplementation(() => undefined);
+    const warned = vi.spyOn(logger, 'warn').mockImplementation(() => undefined);
+    const failed = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
     const handler = createHandler([
       route({
         method: 'POST',

@@ -1,6 +1,6 @@
 import { authenticate as resolveCaller } from '../../auth/authenticate';
 import { orgAudit } from '../../db/org-audit';
-import { log } from '../../logger';
+import { logger } from '../../logger';
 import type { HttpMiddleware } from '../context';
 
 /**
@@ -17,7 +17,7 @@ export const authenticate = (): HttpMiddleware => ({
     state.caller = caller;
     if (organization) {
       state.organization = organization;
-      log.setOrganization(organization.id);
+      logger.appendKeys({ orgId: organization.id });
     }
     if (caller.kind === 'operator' && caller.impersonatedBy) {
       await orgAudit.record(caller.orgId, {

@@ -1,5 +1,5 @@
 import { ServiceError, ServiceUnavailableError } from '../../errors';
-import { log } from '../../logger';
+import { logger } from '../../logger';
 import type { HttpMiddleware } from '../context';
 import { exposes, headersOf, statusOfCode } from '../errors';
 import { jsonResponse } from '../serialize';
@@ -38,12 +38,12 @@ export const errorFormatter = (): HttpMiddleware => ({
       // Throttling and writes that kept losing are load, answered 503 with Retry-After: a warning
       // with its cause, not an error with a stack (those stay for what nobody expected).
       if (known?.code === 'SERVICE_UNAVAILABLE')
-        log.warn('request shed', { ...ids, cause: (request.error as Error).name ?? 'unknown' });
+        logger.warn('request shed', { ...ids, cause: (request.error as Error).name ?? 'unknown' });
       // Another service failed (Discord, an AI provider): answered 502 with which one, not our fault.
       // Its details under a key of their own: `service` at the root is the log line's own key.
       else if (known?.code === 'UPSTREAM_ERROR')
-        log.warn('upstream failed', { ...ids, reason: known.message, upstream: known.details });
-      else log.error('request failed', { ...ids, error: request.error as Error });
+        logger.warn('upstream failed', { ...ids, reason: known.message, upstream: known.details });
+      else logger.error('request failed', { ...ids, error: request.error as Error });
     }
     const statusCode = known ? statusOfCode[known.code] : 500;
     const error = {

@@ -1,13 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { clock } from '../../clock';
 import { dynamoMeter } from '../../db/meter';
-import { log } from '../../logger';
-import {
-  captureColdStart,
-  publishRequestMetrics,
-  type RequestFigures,
-  requestMetricsMembers,
-} from '../../metrics';
+import { beginRequest, logger } from '../../logger';
+import { captureColdStart, publishRequestMetrics } from '../../metrics';
 import type { HttpMiddleware, HttpRequest } from '../context';
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
@@ -64,50 +59,27 @@ function finish(request: HttpRequest): void {
   const durationMs = clock.nowMs() - state.startedAtMs;
   const route = state.route?.operationId ?? 'unmatched';
   const dynamo = dynamoMeter.current;
-  // One line: the access log carries the request's metrics (EMF) when it is written (INFO).
-  const figures = requestFigures(status, durationMs, dynamo.attempts - dynamo.commands, dynamo.throttles);
-  if (!log.infoEnabled) {
-    publishRequestMetrics(route, figures);
-    return;
-  }
-  log.infoWith(
-    'request',
-    {
-      // requestId and orgId come first, from the logger's request keys.
-      method: request.event.httpMethod,
-      path: request.event.path,
-      route,
-      status,
-      durationMs,
-      callerKind: caller?.kind,
-      credentialId: caller && 'credentialId' in caller ? caller.credentialId : undefined,
-      dynamoCommands: dynamo.commands,
-      dynamoRequests: dynamo.attempts,
-      dynamoThrottles: dynamo.throttles,
-      readCapacityUnits: dynamo.readUnits,
-      writeCapacityUnits: dynamo.writeUnits,
-    },
-    requestMetricsMembers(route, figures),
-  );
-}
-
-/** Status classes as 0 or 1 each, so a class's Average is its rate among the route's requests. */
-function requestFigures(
-  status: number,
-  durationMs: number,
-  retries: number,
-  throttles: number,
-): RequestFigures {
-  const statusClass = Math.floor(status / 100);
-  return {
+  publishRequestMetrics(route, {
+    status,
     latencyMs: durationMs,
-    status2xx: statusClass === 2 || statusClass === 3 ? 1 : 0,
-    status4xx: statusClass === 4 ? 1 : 0,
-    status5xx: statusClass >= 5 ? 1 : 0,
-    conflicts: status === 409 || status === 412 ? 1 : 0,
-    dynamoDbRetries: retries,
-    dynamoDbThrottles: throttles,
-  };
+    dynamoDbRetries: dynamo.attempts - dynamo.commands,
+    dynamoDbThrottles: dynamo.throttles,
+  });
+  // The access line: what the saved Logs Insights queries read (infra/constructs/log-queries.ts).
+  logger.info('request', {
+    method: request.event.httpMethod,
+    path: request.event.path,
+    route,
+    status,
+    durationMs,
+    callerKind: caller?.kind,
+    credentialId: caller && 'credentialId' in caller ? caller.credentialId : undefined,
+    dynamoCommands: dynamo.commands,
+    dynamoRequests: dynamo.attempts,
+    dynamoThrottles: dynamo.throttles,
+    readCapacityUnits: dynamo.readUnits,
+    writeCapacityUnits: dynamo.writeUnits,
+  });
 }
 
 /**
@@ -124,7 +96,7 @@ export const requestContext = (): HttpMiddleware => ({
         ? clientId
         : request.event.requestContext?.requestId || randomUUID();
     request.context.state = { requestId, startedAtMs: clock.nowMs(), headers, responseHeaders: {} };
-    log.beginRequest(requestId);
+    beginRequest(requestId);
     dynamoMeter.reset();
     captureColdStart();
   },
