@@ -17,6 +17,8 @@ export interface BucketDefinition {
   envVar: string;
   /** Objects expire after this many days. */
   expireAfterDays: number;
+  /** Only objects under this prefix expire (the others live as long as what refers to them). */
+  expirePrefix?: string;
   purpose: string;
 }
 
@@ -58,6 +60,16 @@ export const bucketDefinitions = [
     envVar: 'EXPORT_BUCKET_NAME',
     expireAfterDays: 7,
     purpose: 'generated export files (PDF transcripts), served by presigned URL',
+  },
+  {
+    name: 'uploads',
+    envVar: 'UPLOAD_BUCKET_NAME',
+    // S3 lifecycle counts whole days: pending objects (never completed) go after one; the 1 h
+    // limit itself is the upload record's (its TTL and the check of its expiry on every read).
+    expireAfterDays: 1,
+    expirePrefix: 'pending/',
+    purpose:
+      'message attachments: put by clients through presigned URLs under pending/, moved under files/ once checked',
   },
 ] as const satisfies readonly BucketDefinition[];
 
