@@ -22,6 +22,13 @@ export interface BucketDefinition {
   purpose: string;
 }
 
+/**
+ * What a function does with a bucket's objects, each granted as exactly its S3 actions (see
+ * infra/constructs/service-function.ts): `check` reads, copies and deletes (the uploads' checks),
+ * `delete` only deletes (the purge).
+ */
+export type BucketAccess = 'read' | 'write' | 'readWrite' | 'check' | 'delete';
+
 export const queueDefinitions = [
   {
     name: 'webhook-deliveries',

@@ -64,7 +64,12 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { tableDefinition } from '../../shared/db/table';
 import { ROUTE_CATALOG_FILE } from '../../shared/http/route-catalog';
 import { METRICS_NAMESPACE, METRICS_SERVICE, WEBHOOK_DELIVERIES } from '../../shared/metrics-contract';
-import { bucketDefinitions, deadLetterName, queueDefinitions } from '../../shared/resources';
+import {
+  type BucketAccess,
+  bucketDefinitions,
+  deadLetterName,
+  queueDefinitions,
+} from '../../shared/resources';
 import { alarmPeriod, type PagingAlarm, ServiceAlarms } from '../constructs/alarms';
 import { type DashboardQueue, ServiceDashboard } from '../constructs/dashboard';
 import { LogQueries } from '../constructs/log-queries';
@@ -100,7 +105,7 @@ const groupNeeds: Partial<
     string,
     {
       queues?: readonly QueueName[];
-      buckets?: readonly [BucketName, 'read' | 'write' | 'readWrite'][];
+      buckets?: readonly [BucketName, BucketAccess][];
       /** Encrypts webhook signing secrets under the KMS key (never decrypts them). */
       sealsWebhookSecrets?: boolean;
       /** Seals and opens AI provider keys (their own KMS key): the platform admin's function. */
@@ -144,7 +149,11 @@ const groupNeeds: Partial<
     streams: { timeoutSeconds: 600 },
   },
   // The groups whose answers are cursor pages (conversations and their messages, the events feed).
-  conversations: { readsCursorKeys: true },
+  // Messages answer their attachments with presigned GETs (signing needs read on the objects).
+  conversations: { readsCursorKeys: true, buckets: [['uploads', 'read']] },
+  // Presigned PUTs (signing needs put), the checks of complete (head, ranged and streamed reads, a
+  // copy under files/, deletion of what is refused) and presigned GETs.
+  uploads: { buckets: [['uploads', 'check']] },
   events: { readsCursorKeys: true },
   // AI provider keys are sealed on create and update, opened by the provider test.
   admin: { holdsAiProviderKeys: true },

@@ -78,6 +78,11 @@ function storedOf(item: Record<string, unknown>): StoredUpload {
   };
 }
 
+function withoutAttachment(upload: StoredUpload) {
+  const { conversationId: _conversation, messageId: _message, sha256: _sha256, ...rest } = upload;
+  return rest;
+}
+
 export const metadataOf = (upload: StoredUpload): AttachmentMetadata => ({
   id: upload.id,
   filename: upload.filename,
@@ -111,7 +116,8 @@ export const uploads = {
         Item: {
           ...keys.upload(caller.orgId, id),
           entity: 'upload',
-          ...upload,
+          // Not attached: no conversationId or messageId at all (what the claim's condition reads).
+          ...withoutAttachment(upload),
           // TTL: DynamoDB deletes it within days; reads treat it as gone from the hour on, and
           // `complete` holds only before `pendingUntil`.
           expiresAt: ttlSeconds(now + PENDING_TTL_MS),
