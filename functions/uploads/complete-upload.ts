@@ -73,7 +73,7 @@ export const completeUpload = route({
   operationId: 'completeUpload',
   summary: 'Complete an upload',
   description:
-    'Checks what storage holds and, when it is what was declared, marks the upload `ready` with its `sha256` and a `downloadUrl`. Nothing stored: 409 `details.reason = "not_uploaded"` (also where storage refused a PUT of another length than the signed one). Another size: 422 `details.reason = "size_mismatch"`. Bytes not of the declared type by their magic numbers (a PNG declared as PDF; markup such as `<html` or `<script` declared as text): 422 `details.reason = "type_mismatch"`. A refused object is deleted: PUT again and complete again. Completing a ready upload again answers it as it is.',
+    'Checks what storage holds and, when it is what was declared, marks the upload `ready` with its `sha256` and a `downloadUrl`. Nothing stored: 409 `details.reason = "not_uploaded"` (also where storage refused a PUT of another length than the signed one). Another size: 422 `details.reason = "size_mismatch"`. Bytes not of the declared type by their magic numbers (a PNG declared as PDF; HTML markup or a script declared as text): 422 `details.reason = "type_mismatch"`. A refused object is deleted: PUT again and complete again. Completing a ready upload again answers it as it is.',
   tag: 'Uploads',
   scope: 'conversations:write',
   callers: ['apiKey', 'operator', 'visitor'],

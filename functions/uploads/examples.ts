@@ -10,7 +10,7 @@ const base = {
 };
 
 const signed =
-  'X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIA…%2F20261121%2Feu-west-1%2Fs3%2Faws4_request&X-Amz-Date=20261121T100100Z&X-Amz-Expires=900&X-Amz-SignedHeaders=content-length%3Bcontent-type%3Bhost&X-Amz-Signature=5f1c…';
+  'X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAEXAMPLE%2F20261121%2Feu-west-1%2Fs3%2Faws4_request&X-Amz-Date=20261121T100100Z&X-Amz-Expires=900&X-Amz-SignedHeaders=content-length%3Bcontent-type%3Bhost&X-Amz-Signature=5f1c0e2d';
 
 export const uploadExample = {
   pending: {

@@ -25,6 +25,7 @@ const expected: Record<string, Expected> = {
   'events/apigw/admin-create-organization.json': { status: 201 },
   'events/apigw/analytics-csat.json': { status: 200 },
   'events/apigw/conversations-create.json': { status: 201 },
+  'events/apigw/uploads-create.json': { status: 201 },
   'events/apigw/conversations-get.json': { status: 200 },
   'events/apigw/conversations-list.json': { status: 200 },
   'events/apigw/custom-fields-list.json': { status: 200 },
