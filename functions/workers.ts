@@ -123,6 +123,16 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
     sendsTo: ['conversation-purge'],
   },
   {
+    name: 'malware-scan-result',
+    description:
+      'rejects an upload GuardDuty Malware Protection flags (status rejected, its object deleted: never served)',
+    source: { kind: 'queue', queue: 'malware-scan-results', batchSize: 10, maxConcurrency: 2 },
+    timeoutSeconds: 30,
+    table: 'readWrite',
+    sendsTo: [],
+    buckets: [['uploads', 'delete']],
+  },
+  {
     name: 'pdf-transcript',
     description: 'renders a PDF transcript (first 5,000 messages) into the exports bucket as it reads',
     source: { kind: 'queue', queue: 'pdf-jobs', batchSize: 1, maxConcurrency: 5 },

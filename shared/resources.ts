@@ -59,6 +59,14 @@ export const queueDefinitions = [
     maxReceiveCount: 6,
     purpose: 'one message per Discord notification; retries wait by visibility, 429s are re-enqueued',
   },
+  {
+    name: 'malware-scan-results',
+    envVar: 'MALWARE_SCAN_RESULT_QUEUE_URL',
+    visibilityTimeoutSeconds: 60,
+    maxReceiveCount: 5,
+    purpose:
+      'GuardDuty Malware Protection for S3 scan results of the uploads bucket (EventBridge): a flagged file is rejected and deleted',
+  },
 ] as const satisfies readonly QueueDefinition[];
 
 export const bucketDefinitions = [

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { lambdaContext } from '../../infra/local/lambda-event';
 import { type ApiResponse, call, createTenant, createVisitor, type Tenant } from '../helpers/api';
 import { eventually } from '../helpers/eventually';
 import { useInProcessStack } from '../helpers/in-process-stack';
@@ -386,6 +387,41 @@ describe('what carries files without URLs', () => {
       .find((entry) => entry.id === sent.body.id);
     expect(message?.attachments).toEqual([expect.objectContaining({ id: file.id, sha256: file.sha256 })]);
     expect(exported.text).not.toContain('X-Amz-Signature');
+  });
+});
+
+describe('a file the malware scan flags', () => {
+  it('is rejected and never served again: no URL, no attachment, no object', async () => {
+    const { handler } = await import('../../functions/workers/malware-scan-result');
+    const flagged = await ready(visitor.token, png());
+    const attached = await ready(visitor.token, png());
+    const sent = await post(visitor.token, { attachmentIds: [attached.id] });
+    const downloadUrl = sent.body.attachments[0]?.downloadUrl ?? '';
+    expect((await fetch(downloadUrl)).status).toBe(200);
+    // What EventBridge hands the queue for a GuardDuty finding (events/sqs/malware-scan-result.json).
+    const finding = (id: string) => ({
+      messageId: crypto.randomUUID(),
+      body: JSON.stringify({
+        'detail-type': 'GuardDuty Malware Protection Object Scan Result',
+        detail: {
+          s3ObjectDetails: { bucketName: BUCKET, objectKey: `files/${tenant.orgId}/${id}` },
+          scanResultDetails: { scanResultStatus: 'THREATS_FOUND' },
+        },
+      }),
+    });
+    const result = await handler(
+      { Records: [finding(flagged.id), finding(attached.id)] } as never,
+      lambdaContext('malware-scan-result'),
+    );
+    expect(result.batchItemFailures).toEqual([]);
+    const after = await call<Upload>('GET', `/api/uploads/${flagged.id}`, { token: visitor.token });
+    expect(after.body.status).toBe('rejected');
+    expect(after.body.downloadUrl).toBeUndefined();
+    expect(await storedFor(flagged.id)).toEqual([]);
+    const refused = await post(visitor.token, { attachmentIds: [flagged.id] });
+    expect(refused.status).toBe(422);
+    // Already attached: the link handed out no longer serves the file.
+    expect((await fetch(downloadUrl)).status).toBe(404);
   });
 });
 
