@@ -111,8 +111,6 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
     },
     timeoutSeconds: 30,
     sendsTo: ['conversation-purge'],
-    // The files of the deleted messages.
-    buckets: [['uploads', 'delete']],
   },
   {
     name: 'conversation-purge',
@@ -121,6 +119,8 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
     timeoutSeconds: 60,
     table: 'readWrite',
     sendsTo: ['conversation-purge'],
+    // The files of the deleted messages.
+    buckets: [['uploads', 'delete']],
   },
   {
     name: 'malware-scan-result',

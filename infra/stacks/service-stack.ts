@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import {
+  CfnCondition,
   type CfnElement,
   CfnOutput,
   CfnParameter,
@@ -79,6 +80,7 @@ import {
   ServiceFunction,
   type ServiceFunctionProps,
 } from '../constructs/service-function';
+import { UploadsBucket } from '../constructs/uploads-bucket';
 import { RateLimitedWebAcl } from '../constructs/web-acl';
 import { bundleDefines, nodeFlags } from '../function-tuning';
 import { acknowledge, reasons } from '../nag';
@@ -396,7 +398,37 @@ export class ServiceStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
     const buckets = new Map<BucketName, Bucket>();
+    // Attachments: a bucket of their own (browser PUTs, SSE-S3, optional malware scan).
+    const uploadCorsOrigins = new CfnParameter(this, 'UploadCorsOrigins', {
+      type: 'CommaDelimitedList',
+      default: '*',
+      description:
+        'Origins browsers may PUT attachments from (the sites embedding the widget), comma-separated; * allows any page holding a presigned URL',
+    });
+    const malwareScan = new CfnParameter(this, 'MalwareScan', {
+      type: 'String',
+      default: 'false',
+      allowedValues: ['true', 'false'],
+      description:
+        'true: GuardDuty Malware Protection for S3 scans every attachment; a flagged file is rejected and never served',
+    });
+    const malwareScanEnabled = new CfnCondition(this, 'MalwareScanEnabled', {
+      expression: Fn.conditionEquals(malwareScan.valueAsString, 'true'),
+    });
     for (const definition of bucketDefinitions) {
+      if (definition.name === 'uploads') {
+        const scanResults = queues.get('malware-scan-results');
+        if (!scanResults) throw new Error('No malware-scan-results queue');
+        const uploads = new UploadsBucket(this, 'Uploads', {
+          definition,
+          accessLogs: accessLogsBucket,
+          corsOrigins: uploadCorsOrigins.valueAsList,
+          malwareScan: malwareScanEnabled,
+          scanResults,
+        });
+        buckets.set(definition.name, uploads.bucket);
+        continue;
+      }
       // Versioning: off, decided. Objects are generated files (a transcript can be generated again),
       // written once under a fresh key and expiring within days; versions would keep deleted or
       // purged customer text past that expiry and past a conversation's purge, which must not
