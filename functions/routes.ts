@@ -15,6 +15,7 @@ import { identityRoutes } from './identity/routes';
 import { kbRoutes } from './kb/routes';
 import { operatorTeamRoutes } from './operator-teams/routes';
 import { platformRoutes } from './platform/routes';
+import { uploadRoutes } from './uploads/routes';
 import { webhookRoutes } from './webhooks/routes';
 import { widgetRoutes } from './widget/routes';
 
@@ -88,6 +89,11 @@ export function routeTable(): readonly RouteGroup[] {
       description:
         'survey (CSAT) responses, CSAT analytics and the analytics export, from daily aggregates (part-days item by item)',
       routes: analyticsRoutes,
+    },
+    {
+      name: 'uploads',
+      description: 'attachments: presigned uploads to storage, their checks, fresh download URLs',
+      routes: uploadRoutes,
     },
   ];
   return table;

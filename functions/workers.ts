@@ -1,4 +1,4 @@
-import type { bucketDefinitions, queueDefinitions } from '../shared/resources';
+import type { BucketAccess, bucketDefinitions, queueDefinitions } from '../shared/resources';
 
 /**
  * Background consumers, described once: CDK wires each to its event source (an SQS queue, or the
@@ -45,7 +45,7 @@ export interface WorkerDefinition {
   /** Decrypts webhook signing secrets: CDK grants kms:Decrypt on their key and names it. */
   opensWebhookSecrets?: boolean;
   /** Buckets the worker reads or writes: CDK grants exactly that and sets their names. */
-  buckets?: readonly (readonly [BucketName, 'read' | 'write' | 'readWrite'])[];
+  buckets?: readonly (readonly [BucketName, BucketAccess])[];
   /** Read from disk at run time, copied next to the bundle (paths relative to the project root). */
   bundledFiles?: readonly { from: string; to: string }[];
   /**
@@ -119,6 +119,18 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
     timeoutSeconds: 60,
     table: 'readWrite',
     sendsTo: ['conversation-purge'],
+    // The files of the deleted messages.
+    buckets: [['uploads', 'delete']],
+  },
+  {
+    name: 'malware-scan-result',
+    description:
+      'rejects an upload GuardDuty Malware Protection flags (status rejected, its object deleted: never served)',
+    source: { kind: 'queue', queue: 'malware-scan-results', batchSize: 10, maxConcurrency: 2 },
+    timeoutSeconds: 30,
+    table: 'readWrite',
+    sendsTo: [],
+    buckets: [['uploads', 'delete']],
   },
   {
     name: 'pdf-transcript',

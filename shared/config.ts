@@ -102,6 +102,8 @@ export const config = {
     return required('TRANSCRIPT_EMAIL_FROM', 'transcripts@conversation-service.local');
   },
   /** Impersonation sessions (platform admin acting as an operator) last at most this long. */
+  /** The largest attachment an upload may declare (bytes); 25 MiB by default. */
+  uploadMaxBytes: integer('UPLOAD_MAX_BYTES', 26_214_400),
   impersonationTtlMinutes: Math.min(
     60,
     integer('IMPERSONATION_TTL_MINUTES', configDefaults.impersonationTtlMinutes),

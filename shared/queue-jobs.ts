@@ -45,6 +45,16 @@ export const queueJobs = {
     /** How often Discord answered 429 to this job so far (absent at first). */
     rateLimited: z.optional(z.int().check(z.minimum(0))),
   }),
+  /**
+   * Sent by EventBridge, not by the service: the event GuardDuty Malware Protection for S3 sends for
+   * each scanned object of the uploads bucket ("GuardDuty Malware Protection Object Scan Result").
+   */
+  'malware-scan-results': z.looseObject({
+    detail: z.looseObject({
+      s3ObjectDetails: z.looseObject({ objectKey: z.string() }),
+      scanResultDetails: z.looseObject({ scanResultStatus: z.string() }),
+    }),
+  }),
 } as const satisfies Record<QueueName, z.ZodMiniType>;
 
 export type QueueJob<Q extends QueueName> = z.infer<(typeof queueJobs)[Q]>;

@@ -17,8 +17,17 @@ export interface BucketDefinition {
   envVar: string;
   /** Objects expire after this many days. */
   expireAfterDays: number;
+  /** Only objects under this prefix expire (the others live as long as what refers to them). */
+  expirePrefix?: string;
   purpose: string;
 }
+
+/**
+ * What a function does with a bucket's objects, each granted as exactly its S3 actions (see
+ * infra/constructs/service-function.ts): `check` reads, copies and deletes (the uploads' checks),
+ * `delete` only deletes (the purge).
+ */
+export type BucketAccess = 'read' | 'write' | 'readWrite' | 'check' | 'delete';
 
 export const queueDefinitions = [
   {
@@ -50,6 +59,14 @@ export const queueDefinitions = [
     maxReceiveCount: 6,
     purpose: 'one message per Discord notification; retries wait by visibility, 429s are re-enqueued',
   },
+  {
+    name: 'malware-scan-results',
+    envVar: 'MALWARE_SCAN_RESULT_QUEUE_URL',
+    visibilityTimeoutSeconds: 60,
+    maxReceiveCount: 5,
+    purpose:
+      'GuardDuty Malware Protection for S3 scan results of the uploads bucket (EventBridge): a flagged file is rejected and deleted',
+  },
 ] as const satisfies readonly QueueDefinition[];
 
 export const bucketDefinitions = [
@@ -58,6 +75,16 @@ export const bucketDefinitions = [
     envVar: 'EXPORT_BUCKET_NAME',
     expireAfterDays: 7,
     purpose: 'generated export files (PDF transcripts), served by presigned URL',
+  },
+  {
+    name: 'uploads',
+    envVar: 'UPLOAD_BUCKET_NAME',
+    // S3 lifecycle counts whole days: pending objects (never completed) go after one; the 1 h
+    // limit itself is the upload record's (its TTL and the check of its expiry on every read).
+    expireAfterDays: 1,
+    expirePrefix: 'pending/',
+    purpose:
+      'message attachments: put by clients through presigned URLs under pending/, moved under files/ once checked',
   },
 ] as const satisfies readonly BucketDefinition[];
 

@@ -12,6 +12,7 @@ import { ok, route } from '../../shared/http/route';
 import { sanitizeText, searchVectorOf } from '../../shared/sanitize/text';
 import { ids, replyExample } from '../../shared/schemas/examples';
 import { editMessageBody, message, messageParams, revisions } from '../../shared/schemas/message';
+import { presentMessage } from '../../shared/uploads/present';
 import { loadConversation, loadConversationWith } from './access';
 
 export const EDIT_WINDOW_MS = 5 * 60_000;
@@ -142,6 +143,8 @@ export const editMessage = route({
       const edited: Message = {
         ...toMessage(current),
         content,
+        // A file message given text is a text message with files.
+        type: current.type === 'file' ? 'text' : current.type,
         searchVector: searchVectorOf(content),
         isEdited: true,
         editedAt: now,
@@ -160,7 +163,7 @@ export const editMessage = route({
         } else {
           await transact([...writes, conversationLive(caller.orgId, params.id)]);
         }
-        return ok(edited);
+        return ok(await presentMessage(edited));
       } catch (error) {
         const retryable = error instanceof ConcurrentChangeError || error instanceof MessageChangedError;
         if (retryable && (await budget.pause(attempt))) continue;

@@ -5,11 +5,13 @@ import { conversations } from '../../shared/db/conversations';
 import { keys } from '../../shared/db/keys';
 import { newMessage } from '../../shared/db/messages';
 import { mustExist } from '../../shared/db/transaction';
+import { metadataOf, notAttachable, ownerOf, type StoredUpload, uploads } from '../../shared/db/uploads';
 import { ValidationError } from '../../shared/errors';
 import { created, route } from '../../shared/http/route';
 import { idParams } from '../../shared/schemas/common';
 import { ids, replyExample } from '../../shared/schemas/examples';
 import { message, postMessageBody } from '../../shared/schemas/message';
+import { presentMessage } from '../../shared/uploads/present';
 import { accessRules } from './access';
 
 function senderOf(caller: OrgCaller, operatorId: string | undefined) {
@@ -27,13 +29,34 @@ function senderOf(caller: OrgCaller, operatorId: string | undefined) {
   throw new Error(`unexpected caller ${caller.kind}`);
 }
 
+/**
+ * The uploads a message names, read at once (one BatchGetItem) and checked in order: each must be
+ * ready, the caller's, attached to nothing, and named once. The message's transaction checks the
+ * same again on each upload item (a concurrent post may claim one meanwhile).
+ */
+async function attachable(caller: OrgCaller, uploadIds: readonly string[]): Promise<StoredUpload[]> {
+  if (uploadIds.length === 0) return [];
+  const found = await uploads.getMany(caller.orgId, uploadIds);
+  const owner = ownerOf(caller);
+  return uploadIds.map((uploadId, i) => {
+    const upload = found.get(uploadId);
+    const usable =
+      upload?.status === 'ready' &&
+      upload.owner === owner &&
+      upload.messageId === null &&
+      uploadIds.indexOf(uploadId) === i;
+    if (!usable || !upload) throw notAttachable(i);
+    return upload;
+  });
+}
+
 export const postMessage = route({
   method: 'POST',
   path: '/api/conversations/{id}/messages',
   operationId: 'postMessage',
   summary: 'Send a message',
   description:
-    'The sender comes from the credential: a visitor writes as the visitor, an operator session as its operator, an API key as the operator named by `operatorId` (required for keys only: `GET /api/operators` lists the organization’s operators and their ids). Content is sanitized to text. `replyToId` must be a message of the same conversation and `mentions` operators of the organization (422 otherwise). Updates the conversation’s computed fields and writes `message.created` in the same transaction. Concurrent posts into one conversation do not contend (its counts and last message move without a read-modify-write race), and a post does not change the conversation’s `version`: an `If-Match` taken before it still holds.',
+    '`attachmentIds` (at most 10) names ready uploads (`POST /api/uploads`) made by the same caller and attached to no message yet (422 on `attachmentIds.<i>` otherwise); with attachments `content` may be empty, and a message without text is `type: "file"`. Each attachment is answered with a fresh download URL (15 min). The sender comes from the credential: a visitor writes as the visitor, an operator session as its operator, an API key as the operator named by `operatorId` (required for keys only: `GET /api/operators` lists the organization’s operators and their ids). Content is sanitized to text. `replyToId` must be a message of the same conversation and `mentions` operators of the organization (422 otherwise). Updates the conversation’s computed fields and writes `message.created` in the same transaction. Concurrent posts into one conversation do not contend (its counts and last message move without a read-modify-write race), and a post does not change the conversation’s `version`: an `If-Match` taken before it still holds.',
   tag: 'Messages',
   scope: 'conversations:write',
   callers: ['apiKey', 'operator', 'visitor'],
@@ -48,6 +71,7 @@ export const postMessage = route({
   handle: async ({ caller, organization, params, body }) => {
     const sender = senderOf(caller, body.operatorId);
     const orgId = caller.orgId;
+    const files = await attachable(caller, body.attachmentIds ?? []);
     const posted = await conversations.append(
       orgId,
       params.id,
@@ -57,13 +81,17 @@ export const postMessage = route({
           conversationId: current.id,
           senderType: sender.senderType,
           senderId: sender.senderId,
-          content: body.content,
+          content: body.content ?? '',
           now: clock.nowIso(),
           replyToId: body.replyToId,
           mentions: body.mentions,
+          attachments: files.map(metadataOf),
         });
-        if (draft.content === '')
-          throw ValidationError.field('content', 'The message has no text once sanitized');
+        if (draft.content === '' && files.length === 0)
+          throw ValidationError.field(
+            'content',
+            'The message has no text once sanitized, and no attachments',
+          );
         // One condition per distinct operator (DynamoDB refuses two actions on one item), reported
         // under the first field that named it.
         const operatorFields = new Map<string, string>();
@@ -90,10 +118,17 @@ export const postMessage = route({
             ),
           ),
         ];
-        return { message: draft, writes: checks, result: draft };
+        // Each upload is claimed in the message's transaction: two posts naming it cannot both commit.
+        const claims = uploads.claimWrites(
+          orgId,
+          files.map((file) => file.id),
+          ownerOf(caller),
+          { conversationId: current.id, messageId: draft.id },
+        );
+        return { message: draft, writes: [...checks, ...claims], result: draft };
       },
       { check: accessRules(caller, organization) },
     );
-    return created(posted);
+    return created(await presentMessage(posted));
   },
 });

@@ -6,6 +6,7 @@ import { ok, route } from '../../shared/http/route';
 import { idParams } from '../../shared/schemas/common';
 import { messageExample, replyExample } from '../../shared/schemas/examples';
 import { listMessagesQuery, message, messagePage, messageParams } from '../../shared/schemas/message';
+import { presentMessage, presentMessages } from '../../shared/uploads/present';
 import { loadConversation, loadConversationWith } from './access';
 
 export const listMessages = route({
@@ -29,7 +30,7 @@ export const listMessages = route({
       loadConversation(caller, organization, params.id),
       listPage(caller.orgId, params.id, query),
     ]);
-    return ok(page);
+    return ok({ data: await presentMessages(page.data), nextCursor: page.nextCursor });
   },
 });
 
@@ -53,6 +54,6 @@ export const getMessage = route({
       keys.message(caller.orgId, params.id, params.messageId),
     );
     if (!child) throw new NotFoundError('Message not found');
-    return ok(toMessage(child));
+    return ok(await presentMessage(toMessage(child)));
   },
 });

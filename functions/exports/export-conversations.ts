@@ -33,6 +33,7 @@ const exportedExample: ExportedConversation = {
       senderName: null,
       type: 'text',
       content: 'Hello, my order is late',
+      attachments: [],
       isRead: true,
       isEdited: false,
       editedAt: null,

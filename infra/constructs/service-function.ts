@@ -11,7 +11,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '../../shared/db/table';
-import type { BucketDefinition, QueueDefinition } from '../../shared/resources';
+import type { BucketAccess, BucketDefinition, QueueDefinition } from '../../shared/resources';
 import { execWrapper } from '../function-tuning';
 import { acknowledge, reasons } from '../nag';
 
@@ -47,7 +47,9 @@ const bucketActions = {
   read: ['s3:GetObject'],
   write: ['s3:PutObject', 's3:AbortMultipartUpload'],
   readWrite: ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload'],
-} as const;
+  check: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+  delete: ['s3:DeleteObject'],
+} as const satisfies Record<BucketAccess, readonly string[]>;
 
 export interface ServiceFunctionProps extends NodejsFunctionProps {
   /** Relative to the project root, e.g. `functions/admin/handler.ts`. */

@@ -47,6 +47,13 @@ export const awsCalls: Readonly<Record<string, AwsCall>> = {
 
   GetObjectCommand: { actions: ['s3:GetObject'], bucketKeyActions: ['kms:Decrypt'] },
   PutObjectCommand: { actions: ['s3:PutObject'], bucketKeyActions: ['kms:GenerateDataKey'] },
+  // HEAD is authorized as GetObject; a copy reads its source and writes its destination.
+  HeadObjectCommand: { actions: ['s3:GetObject'], bucketKeyActions: ['kms:Decrypt'] },
+  CopyObjectCommand: {
+    actions: ['s3:GetObject', 's3:PutObject'],
+    bucketKeyActions: ['kms:Decrypt', 'kms:GenerateDataKey'],
+  },
+  DeleteObjectCommand: { actions: ['s3:DeleteObject'] },
   // lib-storage: PutObject, or CreateMultipartUpload/UploadPart/CompleteMultipartUpload (all
   // authorized as PutObject), and AbortMultipartUpload when a part fails. Completing a multipart
   // upload under a KMS key decrypts the data key again.

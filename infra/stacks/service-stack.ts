@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import {
+  CfnCondition,
   type CfnElement,
   CfnOutput,
   CfnParameter,
@@ -64,7 +65,12 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { tableDefinition } from '../../shared/db/table';
 import { ROUTE_CATALOG_FILE } from '../../shared/http/route-catalog';
 import { METRICS_NAMESPACE, METRICS_SERVICE, WEBHOOK_DELIVERIES } from '../../shared/metrics-contract';
-import { bucketDefinitions, deadLetterName, queueDefinitions } from '../../shared/resources';
+import {
+  type BucketAccess,
+  bucketDefinitions,
+  deadLetterName,
+  queueDefinitions,
+} from '../../shared/resources';
 import { alarmPeriod, type PagingAlarm, ServiceAlarms } from '../constructs/alarms';
 import { type DashboardQueue, ServiceDashboard } from '../constructs/dashboard';
 import { LogQueries } from '../constructs/log-queries';
@@ -74,6 +80,7 @@ import {
   ServiceFunction,
   type ServiceFunctionProps,
 } from '../constructs/service-function';
+import { UploadsBucket } from '../constructs/uploads-bucket';
 import { RateLimitedWebAcl } from '../constructs/web-acl';
 import { bundleDefines, nodeFlags } from '../function-tuning';
 import { acknowledge, reasons } from '../nag';
@@ -100,7 +107,7 @@ const groupNeeds: Partial<
     string,
     {
       queues?: readonly QueueName[];
-      buckets?: readonly [BucketName, 'read' | 'write' | 'readWrite'][];
+      buckets?: readonly [BucketName, BucketAccess][];
       /** Encrypts webhook signing secrets under the KMS key (never decrypts them). */
       sealsWebhookSecrets?: boolean;
       /** Seals and opens AI provider keys (their own KMS key): the platform admin's function. */
@@ -144,7 +151,11 @@ const groupNeeds: Partial<
     streams: { timeoutSeconds: 600 },
   },
   // The groups whose answers are cursor pages (conversations and their messages, the events feed).
-  conversations: { readsCursorKeys: true },
+  // Messages answer their attachments with presigned GETs (signing needs read on the objects).
+  conversations: { readsCursorKeys: true, buckets: [['uploads', 'read']] },
+  // Presigned PUTs (signing needs put), the checks of complete (head, ranged and streamed reads, a
+  // copy under files/, deletion of what is refused) and presigned GETs.
+  uploads: { buckets: [['uploads', 'check']] },
   events: { readsCursorKeys: true },
   // AI provider keys are sealed on create and update, opened by the provider test.
   admin: { holdsAiProviderKeys: true },
@@ -387,7 +398,37 @@ export class ServiceStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
     const buckets = new Map<BucketName, Bucket>();
+    // Attachments: a bucket of their own (browser PUTs, SSE-S3, optional malware scan).
+    const uploadCorsOrigins = new CfnParameter(this, 'UploadCorsOrigins', {
+      type: 'CommaDelimitedList',
+      default: '*',
+      description:
+        'Origins browsers may PUT attachments from (the sites embedding the widget), comma-separated; * allows any page holding a presigned URL',
+    });
+    const malwareScan = new CfnParameter(this, 'MalwareScan', {
+      type: 'String',
+      default: 'false',
+      allowedValues: ['true', 'false'],
+      description:
+        'true: GuardDuty Malware Protection for S3 scans every attachment; a flagged file is rejected and never served',
+    });
+    const malwareScanEnabled = new CfnCondition(this, 'MalwareScanEnabled', {
+      expression: Fn.conditionEquals(malwareScan.valueAsString, 'true'),
+    });
     for (const definition of bucketDefinitions) {
+      if (definition.name === 'uploads') {
+        const scanResults = queues.get('malware-scan-results');
+        if (!scanResults) throw new Error('No malware-scan-results queue');
+        const uploads = new UploadsBucket(this, 'Uploads', {
+          definition,
+          accessLogs: accessLogsBucket,
+          corsOrigins: uploadCorsOrigins.valueAsList,
+          malwareScan: malwareScanEnabled,
+          scanResults,
+        });
+        buckets.set(definition.name, uploads.bucket);
+        continue;
+      }
       // Versioning: off, decided. Objects are generated files (a transcript can be generated again),
       // written once under a fresh key and expiring within days; versions would keep deleted or
       // purged customer text past that expiry and past a conversation's purge, which must not

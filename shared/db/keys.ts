@@ -134,6 +134,14 @@ export const keys = {
     const hex = ms.toString(16).padStart(12, '0');
     return `EVENT#${hex.slice(0, 8)}-${hex.slice(8, 12)}`;
   },
+  /**
+   * An uploaded file (attachment): its own partition, read by id. Pending ones expire by TTL; once
+   * attached, it names its conversation and message (what the purge and visitor reads follow).
+   */
+  upload: (orgId: string, uploadId: string): Key => ({
+    pk: `${org(orgId)}#UPLOAD#${uploadId}`,
+    sk: 'UPLOAD',
+  }),
   /** Realtime notices (message_edited, note invalidation, snooze) for connected clients; short-lived. */
   realtime: (orgId: string, noticeId: string): Key => ({
     pk: `${org(orgId)}#REALTIME`,

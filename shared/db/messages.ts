@@ -10,10 +10,18 @@ import { keys } from './keys';
 import { projectAs } from './project';
 import { queryPrefix } from './query';
 import type { Write } from './transaction';
+import type { AttachmentMetadata } from './uploads';
 
 export type { Message };
 
-export const toMessage: (item: object) => Message = projectAs<Message>(messageProjection);
+const projectMessage = projectAs<Message>(messageProjection);
+
+/** Messages stored before attachments existed have none. */
+export const toMessage = (item: object): Message => {
+  const message = projectMessage(item);
+  message.attachments ??= [];
+  return message;
+};
 
 export function newMessage(input: {
   orgId: string;
@@ -24,8 +32,10 @@ export function newMessage(input: {
   now: string;
   replyToId?: string | null | undefined;
   mentions?: readonly string[] | null | undefined;
+  attachments?: readonly AttachmentMetadata[];
 }): Message {
   const content = sanitizeText(input.content);
+  const attachments = [...(input.attachments ?? [])];
   return {
     id: uuidv7(Date.parse(input.now)),
     orgId: input.orgId,
@@ -33,7 +43,7 @@ export function newMessage(input: {
     senderType: input.senderType,
     senderId: input.senderId,
     content,
-    type: 'text',
+    type: attachments.length > 0 && content === '' ? 'file' : 'text',
     metadata: {},
     isRead: false,
     isEdited: false,
@@ -43,6 +53,7 @@ export function newMessage(input: {
     replyToId: input.replyToId ?? null,
     mentions: input.mentions?.length ? [...new Set(input.mentions)] : null,
     searchVector: searchVectorOf(content),
+    attachments,
   };
 }
 

@@ -1,11 +1,13 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
 import type { StoredConversation } from '../conversations/state';
+import { storage } from '../storage';
 import { batchDelete } from './batch';
 import { db, tableName } from './client';
 import { conversationStateWrite, storedConversationOf } from './conversations';
 import { type Key, keys } from './keys';
 import { childrenQuery } from './query';
+import { objectKeys, uploads } from './uploads';
 
 type Item = Record<string, unknown>;
 
@@ -20,22 +22,38 @@ async function updateEach(items: readonly Item[], update: (item: Item) => Promis
   return items.length;
 }
 
-/** Marks messages deleted (content cleared, out of the unread index); already marked ones are skipped. */
+/**
+ * Marks messages deleted (content cleared, out of the unread index, no attachments); already marked
+ * ones are skipped. Their files go first, from storage and then their upload records: a crash in
+ * between leaves the message unmarked, and the next attempt deletes what is left.
+ */
 function markMessages(items: Item[]): Promise<number> {
   const now = clock.nowIso();
   return updateEach(
     items.filter((item) => !item.deletedAt),
-    (item) =>
-      db.send(
+    async (item) => {
+      await deleteFiles(String(item.orgId), (item.attachments as { id: string }[] | undefined) ?? []);
+      return db.send(
         new UpdateCommand({
           TableName: tableName,
           Key: { pk: item.pk, sk: item.sk },
           UpdateExpression:
-            'SET deletedAt = :now, content = :empty, searchVector = :empty REMOVE gsi1pk, gsi1sk',
+            'SET deletedAt = :now, content = :empty, searchVector = :empty, attachments = :none REMOVE gsi1pk, gsi1sk',
           ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':now': now, ':empty': '' },
+          ExpressionAttributeValues: { ':now': now, ':empty': '', ':none': [] },
         }),
-      ),
+      );
+    },
+  );
+}
+
+/** A deleted message's files: the stored objects, then their records (404 from then on). */
+export async function deleteFiles(orgId: string, files: readonly { id: string }[]): Promise<void> {
+  await Promise.all(
+    files.map(async (file) => {
+      await storage.remove('uploads', objectKeys.file(orgId, file.id));
+      await uploads.remove(orgId, file.id);
+    }),
   );
 }
 
@@ -85,7 +103,7 @@ function clearSurveyComments(items: Item[]): Promise<number> {
  * deletion audit entries hold ids only.
  */
 const phases: readonly { prefix: string; projection: string; apply: (items: Item[]) => Promise<number> }[] = [
-  { prefix: keys.messagePrefix, projection: 'pk, sk, deletedAt', apply: markMessages },
+  { prefix: keys.messagePrefix, projection: 'pk, sk, deletedAt, orgId, attachments', apply: markMessages },
   { prefix: keys.revisionsPrefix, projection: 'pk, sk', apply: deleteAll },
   { prefix: keys.notePrefix, projection: 'pk, sk', apply: deleteAll },
   { prefix: keys.conversationAuditPrefix('SNOOZE'), projection: 'pk, sk, reason', apply: clearSnoozeReasons },

@@ -61,6 +61,7 @@ function exportedMessage(message: StoredMessage, names: Names, redact: Conversat
     senderName: message.senderType === 'operator' ? (names.get(message.senderId) ?? null) : null,
     type: message.type,
     content: redact ? redact(message.content) : message.content,
+    attachments: message.attachments ?? [],
     isRead: message.isRead,
     isEdited: message.isEdited,
     editedAt: message.editedAt,

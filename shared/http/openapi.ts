@@ -546,6 +546,8 @@ const tagDescriptions: Record<string, string> = {
   Conversations: 'Conversations between visitors and operators: lifecycle, assignment, snooze, follow-ups',
   Messages: 'Messages of a conversation, their edits and read state',
   Notes: 'Internal notes: operators and API keys only, never shown to visitors',
+  Uploads:
+    'Files for messages: presigned uploads straight to storage, checked (size, type by magic numbers, SHA-256) before they are ready',
   Events: 'The events feed: every change of the organization, for catching up',
   Webhooks: 'Signed deliveries of events to your endpoints (Standard Webhooks)',
   Widget: 'The chat widget’s public bootstrap',

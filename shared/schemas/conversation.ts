@@ -24,7 +24,7 @@ export const messagePreview = named('MessagePreview', () =>
     id: uuid,
     senderType,
     senderId: uuid,
-    type: z.enum(['text', 'system']),
+    type: z.enum(['text', 'system', 'file']),
     /** The first 200 characters of the content. */
     content: z.string(),
     createdAt: isoInstant,

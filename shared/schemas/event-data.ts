@@ -1,7 +1,7 @@
 import { isoInstant, uuid } from './common';
 import { conversation } from './conversation';
 import type { DomainEventType } from './events';
-import { message } from './message';
+import { messageRecord } from './message';
 import { built, named } from './names';
 import { note } from './note';
 import * as z from './zod';
@@ -31,8 +31,8 @@ export const eventDataSchemas = {
     z.object({ id: uuid, deletedAt: isoInstant, version: z.int() }),
   ),
   'conversation.assigned': conversation,
-  'message.created': message,
-  'message.updated': message,
+  'message.created': messageRecord,
+  'message.updated': messageRecord,
   'note.created': note,
   'note.deleted': named('DeletedNote', () =>
     z.object({ id: uuid, conversationId: uuid, deletedBy: actor, deletedAt: isoInstant }),

@@ -1,7 +1,7 @@
 import type { Conversation, MessagePreview } from './conversation';
 import type { CustomField, CustomFieldOption } from './custom-field';
 import type { DomainEventType } from './events';
-import type { Message } from './message';
+import type { Message, MessageResource } from './message';
 import type { Note } from './note';
 import type { Operator, Organization } from './organization';
 import type { CsatReport, Survey } from './survey';
@@ -35,6 +35,7 @@ export const ids = {
   optionLateFr: '019a7c1e-7a10-7b26-9b87-1c98da9ecb12',
   optionDamaged: '019a7c1e-7a10-7b27-8c98-2da9ebafdc13',
   optionDamagedEn: '019a7c1e-7a10-7b28-9da9-3ebafcb0ed14',
+  upload: '019a7c1f-0b00-7a31-8b42-5c53d64e7515',
 } as const;
 
 export const visitorExample: Visitor = {
@@ -49,7 +50,10 @@ export const visitorExample: Visitor = {
   metadata: { plan: 'pro' },
 };
 
-export const messageExample: Message = {
+/** Without files, a message reads the same as a record (events) and as a resource (the API). */
+type MessageExample = Message & MessageResource;
+
+export const messageExample: MessageExample = {
   id: ids.message,
   orgId: ids.organization,
   conversationId: ids.conversation,
@@ -66,9 +70,10 @@ export const messageExample: Message = {
   replyToId: null,
   mentions: null,
   searchVector: 'hello my order is late',
+  attachments: [],
 };
 
-export const replyExample: Message = {
+export const replyExample: MessageExample = {
   ...messageExample,
   id: ids.reply,
   senderType: 'operator',

@@ -1,6 +1,7 @@
 import { isoInstant, plainText, uuid } from './common';
 import { conversation, conversationStatus, senderType } from './conversation';
 import { built, documented, lazily, named } from './names';
+import { attachmentMetadata } from './upload';
 import * as z from './zod';
 
 /** `true` / `false` as a query string carries them. */
@@ -69,8 +70,10 @@ export const exportedMessage = named('ExportedMessage', () =>
     senderId: uuid,
     /** The operator's name for operator messages, else null. */
     senderName: z.nullable(z.string()),
-    type: z.enum(['text', 'system']),
+    type: z.enum(['text', 'system', 'file']),
     content: z.string(),
+    /** Metadata of its files (no URL: `GET /api/uploads/{id}` gives a fresh one). */
+    attachments: z.array(attachmentMetadata),
     isRead: z.boolean(),
     isEdited: z.boolean(),
     editedAt: z.nullable(isoInstant),

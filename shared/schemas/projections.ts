@@ -112,6 +112,7 @@ export const messageProjection = {
   replyToId: 'value',
   mentions: 'value',
   searchVector: 'value',
+  attachments: [{ id: 'value', filename: 'value', contentType: 'value', size: 'value', sha256: 'value' }],
 } as const satisfies ProjectionOf<Message>;
 
 export const noteProjection = {

@@ -263,3 +263,14 @@ export interface ExportVolumeResult {
   /** The PDF worker's timeout (functions/workers.ts). */
   pdfTimeoutSeconds: number;
 }
+
+/** upload-complete-main.ts: `complete` of one large upload, in a process of its own. */
+export interface UploadCompleteResult {
+  status: number;
+  bytes: number;
+  elapsedMs: number;
+  /** Bytes: the process's peak RSS during `complete`, and its settled RSS before. */
+  peakRss: number;
+  baselineRss: number;
+  body?: string;
+}

@@ -7,6 +7,7 @@ import { kbScenarios } from './kb-scenarios';
 import { platformScenarios } from './platform-scenarios';
 import { statsScenarios } from './stats-scenarios';
 import { teamScenarios } from './team-scenarios';
+import { uploadScenarios } from './upload-scenarios';
 import { webhookScenarios } from './webhook-scenarios';
 
 /** Why a request touched DynamoDB, by the code that sent the command. */
@@ -506,6 +507,7 @@ export async function measureRoundTrips(
       nowMs: clock.nowMs,
     })),
   );
+  scenarios.push(...(await uploadScenarios({ demo, conversationId, request: expectOk })));
   log('creating custom-field fixtures…');
   scenarios.push(...(await customFieldScenarios({ demo, platform, orgPath, request: expectOk })));
   log('creating knowledge-base fixtures…');

@@ -22,6 +22,7 @@ import {
   type ExportVolumeResult,
   type MsDistribution,
   RESULT_MARKER,
+  type UploadCompleteResult,
   type WarmChainResult,
   type WebhookDeliveryResult,
 } from './protocol';
@@ -251,6 +252,18 @@ try {
 } catch (error) {
   contentionError = message(error);
   progress(`${MISS} contention failed: ${contentionError}`);
+}
+
+// ── Phase 6b: a 25 MB attachment's check ─────────────────────────────────────────────────────────
+
+progress('attachments: complete of a 25 MB upload, its handler in a process of its own (child process)…');
+let uploadComplete: UploadCompleteResult | undefined;
+let uploadCompleteError: string | undefined;
+try {
+  uploadComplete = await runChild<UploadCompleteResult>('test/bench/upload-complete-main.ts', [], 180_000);
+} catch (error) {
+  uploadCompleteError = message(error);
+  progress(`${MISS} upload complete failed: ${uploadCompleteError}`);
 }
 
 // ── Phase 7: export volume ───────────────────────────────────────────────────────────────────────
@@ -800,6 +813,29 @@ if (contention) {
 } else {
   console.log(`  ${MISS} not measured: ${contentionError}`);
   verdicts.push({ what: 'contention', ok: false, detail: contentionError ?? 'failed' });
+}
+
+section('6b. Attachments: complete of a 25 MB upload');
+if (uploadComplete?.status === 200) {
+  const mib = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MiB`;
+  // The check streams the object through SHA-256: what it adds must stay well below the file.
+  const added = uploadComplete.peakRss - uploadComplete.baselineRss;
+  const ok = added < uploadComplete.bytes;
+  console.log(
+    `  ${mark(ok)} ${mib(uploadComplete.bytes)} checked in ${ms(uploadComplete.elapsedMs)}; peak RSS ${mib(uploadComplete.peakRss)} (before ${mib(uploadComplete.baselineRss)}, +${mib(added)}: less than the file)`,
+  );
+  console.log(
+    '  HEAD, a ranged GET of the first 64 KiB, the object streamed through SHA-256, a copy under files/ (by S3), the conditional UpdateItem, the pending object deleted; the bytes are put by multipart (the emulator refuses single bodies over 11 MiB)',
+  );
+  verdicts.push({
+    what: 'upload complete RSS',
+    ok,
+    detail: `+${mib(added)} for ${mib(uploadComplete.bytes)}`,
+  });
+} else {
+  const detail = uploadCompleteError ?? `status ${uploadComplete?.status}: ${uploadComplete?.body}`;
+  console.log(`  ${MISS} not measured: ${detail}`);
+  verdicts.push({ what: 'upload complete', ok: false, detail });
 }
 
 if (exportVolume) reportExportVolume(exportVolume, verdicts);

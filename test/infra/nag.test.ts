@@ -54,6 +54,13 @@ describe('cdk-nag', () => {
         'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<api>/*/*/@connections/*]',
         // Export files are objects named per job.
         'AwsSolutions-IAM5[Resource::<ExportsBucket5A12738B.Arn>/*]',
+        // Attachments are objects named per upload; GuardDuty's scanner reads and tags the checked
+        // ones and manages its own EventBridge rule under a documented prefix.
+        'AwsSolutions-IAM5[Resource::<UploadsBucketC4B27CC7.Arn>/*]',
+        'AwsSolutions-IAM5[Resource::<UploadsBucketC4B27CC7.Arn>/files/*]',
+        'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:events:<AWS::Region>:<AWS::AccountId>:rule/DO-NOT-DELETE-AmazonGuardDutyMalwareProtectionS3*]',
+        // Scan results go to a queue with its own DLQ.
+        'Serverless-EventBusDLQ',
         // The runtime pin.
         'AwsSolutions-L1',
         'Serverless-LambdaLatestVersion',

@@ -267,10 +267,14 @@ describe('data', () => {
       expect(resources[id]).toMatchObject({ DeletionPolicy: 'Retain' });
     }
     for (const [id, bucket] of buckets) {
-      // A customer key; versioning off on purpose (see service-stack.ts); access logs kept.
+      // A customer key (attachments: SSE-S3, see infra/constructs/uploads-bucket.ts); versioning
+      // off on purpose (see service-stack.ts); access logs kept.
       const encryption = JSON.stringify(bucket.Properties.BucketEncryption);
-      expect(encryption, id).toContain('aws:kms');
-      expect(encryption, id).toContain('"BucketKeyEnabled":true');
+      if (id.startsWith('UploadsBucket')) expect(encryption, id).toContain('AES256');
+      else {
+        expect(encryption, id).toContain('aws:kms');
+        expect(encryption, id).toContain('"BucketKeyEnabled":true');
+      }
       expect(bucket.Properties.VersioningConfiguration, id).toBeUndefined();
       const logging = bucket.Properties.LoggingConfiguration as { DestinationBucketName: unknown };
       expect(referencedId(logging.DestinationBucketName), id).toBe(logs?.[0]);

@@ -25,6 +25,7 @@ const expected: Record<string, Expected> = {
   'events/apigw/admin-create-organization.json': { status: 201 },
   'events/apigw/analytics-csat.json': { status: 200 },
   'events/apigw/conversations-create.json': { status: 201 },
+  'events/apigw/uploads-create.json': { status: 201 },
   'events/apigw/conversations-get.json': { status: 200 },
   'events/apigw/conversations-list.json': { status: 200 },
   'events/apigw/custom-fields-list.json': { status: 200 },
@@ -46,6 +47,7 @@ const expected: Record<string, Expected> = {
   'events/websocket/realtime-connect-without-token.json': { status: 401 },
   'events/sqs/webhook-delivery.json': { failures: 0 },
   'events/sqs/conversation-purge.json': { failures: 0 },
+  'events/sqs/malware-scan-result.json': { failures: 0 },
   // A job no one queued (its id is fresh): the worker leaves it be, as it does a finished one.
   'events/sqs/pdf-transcript.json': { failures: 0 },
   // No such channel in the demo organization: the notification is dropped, not retried.

@@ -11,7 +11,7 @@ import { conversation } from '../../shared/schemas/conversation';
 import { discordChannel } from '../../shared/schemas/discord';
 import { eventDataSchemas } from '../../shared/schemas/event-data';
 import { domainEventTypes } from '../../shared/schemas/events';
-import { message } from '../../shared/schemas/message';
+import { messageRecord } from '../../shared/schemas/message';
 import { built } from '../../shared/schemas/names';
 import { note } from '../../shared/schemas/note';
 import {
@@ -40,7 +40,7 @@ describe('resource projections', () => {
   it.each([
     ['Visitor', visitorProjection, visitor],
     ['Conversation', conversationProjection, conversation],
-    ['Message', messageProjection, message],
+    ['MessageRecord', messageProjection, messageRecord],
     ['Note', noteProjection, note],
     ['Webhook', webhookProjection, webhook],
     ['Delivery', deliveryProjection, delivery],
@@ -193,9 +193,9 @@ describe('projecting messages and notes', () => {
       searchVector: 'hello',
     };
     const answer = toMessage(storedMessage);
-    expect(Object.keys(answer)).toEqual(Object.keys(built(message).shape));
+    expect(Object.keys(answer)).toEqual(Object.keys(built(messageRecord).shape));
     expect(asText(answer.metadata)).toBe('{"a":1,"b":2}');
-    expect(message.safeParse(answer).success).toBe(true);
+    expect(messageRecord.safeParse(answer).success).toBe(true);
 
     const storedNote = {
       pk: 'p',

@@ -22,6 +22,16 @@ const cases: Record<QueueName, { valid: unknown; invalid: unknown }> = {
     },
     invalid: { orgId: ORG, webhookId: ID, deliveryId: ID, secret: 'smuggled' },
   },
+  'malware-scan-results': {
+    valid: {
+      'detail-type': 'GuardDuty Malware Protection Object Scan Result',
+      detail: {
+        s3ObjectDetails: { bucketName: 'uploads', objectKey: `files/${ORG}/${ID}` },
+        scanResultDetails: { scanResultStatus: 'THREATS_FOUND', threats: [{ name: 'EICAR' }] },
+      },
+    },
+    invalid: { detail: { s3ObjectDetails: {} } },
+  },
   'conversation-purge': {
     valid: { orgId: ORG, conversationId: ID, after: 'MSG#0190' },
     invalid: { orgId: ORG, conversationId: 'not-a-uuid' },

@@ -11,7 +11,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { workerDefinitions } from '../../functions/workers';
 import {
   apiGroupNames,
@@ -41,6 +41,7 @@ const mockedStatus: Record<string, number> = {
   'conversations-get': 200,
   'conversations-list': 200,
   'conversations-create': 201,
+  'uploads-create': 201,
   'identity-me': 200,
   'webhooks-list': 200,
   'exports-conversations': 200,
@@ -149,7 +150,13 @@ describe.each(Object.entries(mockedStatus))('events/apigw/%s.json with DynamoDB 
   beforeEach(() => {
     ddb.reset();
     authCache.clear();
+    // Presigning (uploads) is local crypto: a bucket and credentials, no call to S3.
+    vi.stubEnv('UPLOAD_BUCKET_NAME', 'sample-uploads');
+    vi.stubEnv('AWS_REGION', 'eu-west-1');
+    vi.stubEnv('AWS_ACCESS_KEY_ID', 'test');
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'test');
   });
+  afterEach(() => vi.unstubAllEnvs());
 
   it('gets the documented answer from its group’s handler', async () => {
     const key = apiKeyFixture();
