@@ -2,7 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { mintPlatformToken } from '../../shared/auth/tokens';
 import { createBuckets, createQueues, createTable, streamArnOf } from './bootstrap';
-import { type Progress, type RunningEmulator, startDynamoDb, startSes, startSqsAndS3 } from './emulators';
+import {
+  type Progress,
+  type RunningEmulator,
+  startDynamoDb,
+  startPostgres,
+  startSes,
+  startSqsAndS3,
+} from './emulators';
+import { prepareSearchIndex } from './search-index';
 import type { DemoCredentials } from './seed';
 
 export interface LocalStackOptions {
@@ -38,6 +46,8 @@ export interface LocalStack {
 }
 
 const TABLE_NAME = 'conversation-service-local';
+/** A connection string without its password (what is shown and written to the stack state). */
+const redactedUrl = (url: string): string => url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
 const RESOURCE_PREFIX = 'conversation-service-local';
 /** Under DATA_DIR: how far the stream reader has handed the table's stream to the workers. */
 export const STREAM_POSITION_FILE = 'stream-position.json';
@@ -74,17 +84,19 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     process.env.AWS_ACCESS_KEY_ID ??= 'local';
     process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
 
-    const [dynamodb, sqsAndS3, ses] = await Promise.all([
+    const [dynamodb, sqsAndS3, ses, searchDatabase] = await Promise.all([
       endpoint('AWS_ENDPOINT_URL_DYNAMODB', () => startDynamoDb(options.dataDir)),
       process.env.AWS_ENDPOINT_URL_SQS && process.env.AWS_ENDPOINT_URL_S3
         ? Promise.resolve('')
         : endpoint('__FAUXQS', startSqsAndS3),
       endpoint('AWS_ENDPOINT_URL_SESV2', startSes),
+      endpoint('SEARCH_DATABASE_URL', () => startPostgres(options.dataDir)),
     ]);
     const sqs = process.env.AWS_ENDPOINT_URL_SQS || sqsAndS3;
     const s3 = process.env.AWS_ENDPOINT_URL_S3 || sqsAndS3;
 
     await createTable(dynamodb, TABLE_NAME);
+    await prepareSearchIndex(searchDatabase);
     const queues = await createQueues(sqs, RESOURCE_PREFIX);
     const bucketEnv = await createBuckets(s3, RESOURCE_PREFIX);
     progress('table, queues (with dead-letter queues) and buckets ready');
@@ -96,6 +108,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       AWS_ENDPOINT_URL_S3: s3,
       AWS_ENDPOINT_URL_SESV2: ses,
       TABLE_NAME,
+      SEARCH_DATABASE_URL: searchDatabase,
       PLATFORM_ADMIN_TOKEN: platformAdminToken,
       CURSOR_SIGNING_KEY: process.env.CURSOR_SIGNING_KEY ?? randomBytes(32).toString('base64url'),
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
@@ -145,7 +158,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       baseUrl: `http://localhost:${port}`,
       platformAdminToken,
       demo,
-      endpoints: { dynamodb, sqs, s3, ses },
+      endpoints: { dynamodb, sqs, s3, ses, search: redactedUrl(searchDatabase) },
       tableName: TABLE_NAME,
       pauseWorkers: () => {
         for (const consumer of consumers) consumer.pause();

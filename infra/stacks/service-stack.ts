@@ -786,6 +786,14 @@ export class ServiceStack extends Stack {
               FilterCriteria.filter({
                 dynamodb: { NewImage: { entity: { S: FilterRule.or(...source.entities) } } },
               }),
+              ...(source.removals
+                ? [
+                    FilterCriteria.filter({
+                      eventName: FilterRule.isEqual('REMOVE'),
+                      dynamodb: { OldImage: { entity: { S: FilterRule.or(...source.entities) } } },
+                    }),
+                  ]
+                : []),
             ],
           }),
         );
