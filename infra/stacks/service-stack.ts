@@ -63,11 +63,17 @@ import {
 import packageJson from '../../package.json' with { type: 'json' };
 import { tableDefinition } from '../../shared/db/table';
 import { ROUTE_CATALOG_FILE } from '../../shared/http/route-catalog';
-import { METRICS_NAMESPACE, METRICS_SERVICE, WEBHOOK_DELIVERIES } from '../../shared/metrics-contract';
+import {
+  METRICS_NAMESPACE,
+  METRICS_SERVICE,
+  SEARCH_METRICS,
+  WEBHOOK_DELIVERIES,
+} from '../../shared/metrics-contract';
 import { bucketDefinitions, deadLetterName, queueDefinitions } from '../../shared/resources';
 import { alarmPeriod, type PagingAlarm, ServiceAlarms } from '../constructs/alarms';
 import { type DashboardQueue, ServiceDashboard } from '../constructs/dashboard';
 import { LogQueries } from '../constructs/log-queries';
+import { SearchIndex } from '../constructs/search-index';
 import {
   type BundledFile,
   projectRoot,
@@ -113,6 +119,8 @@ const groupNeeds: Partial<
       bundledFiles?: () => readonly BundledFile[];
       /** Sends e-mail through SES from the transcript sender (the stack's parameter). */
       sendsEmail?: boolean;
+      /** Reads the search index (PostgreSQL): placed in its network, granted its IAM database login. */
+      searchIndex?: boolean;
       /**
        * Answers with Lambda response streaming (REST `responseTransferMode: STREAM`): API Gateway
        * passes bytes on as written, beyond the 10 MB buffered limit. The integration timeout (29 s)
@@ -146,6 +154,8 @@ const groupNeeds: Partial<
   // The groups whose answers are cursor pages (conversations and their messages, the events feed).
   conversations: { readsCursorKeys: true },
   events: { readsCursorKeys: true },
+  // Search answers cursor pages from the PostgreSQL index.
+  search: { readsCursorKeys: true, searchIndex: true },
   // AI provider keys are sealed on create and update, opened by the provider test.
   admin: { holdsAiProviderKeys: true },
   // Adding a channel looks it up through Discord's API with the bot token.
@@ -165,15 +175,27 @@ export function groupBuildProps(
   return {
     ...(needs?.bundledFiles && { bundledFiles: needs.bundledFiles() }),
     ...(flags && { nodeFlags: flags }),
-    ...(define && { bundling: { define: { ...define } } }),
+    ...((define || needs?.searchIndex) && {
+      bundling: {
+        ...(define && { define: { ...define } }),
+        ...(needs?.searchIndex && { externalModules: [...SEARCH_EXTERNAL_MODULES] }),
+      },
+    }),
   };
 }
+
+/**
+ * The search index's clients bundle the RDS IAM token signer (and what it needs) rather than count
+ * on the runtime's copy of the SDK, which holds the clients; the clients stay external as everywhere.
+ */
+const SEARCH_EXTERNAL_MODULES = ['@aws-sdk/client-*', '@aws-sdk/lib-*', '@aws-sdk/util-dynamodb'] as const;
 
 /** How a worker's function is built beyond the construct's defaults: files next to its bundle, aliases. */
 export function workerBuildProps(
   worker: WorkerDefinition,
-): Pick<ServiceFunctionProps, 'bundledFiles' | 'aliases'> {
+): Pick<ServiceFunctionProps, 'bundledFiles' | 'aliases' | 'bundling'> {
   return {
+    ...(worker.searchIndex && { bundling: { externalModules: [...SEARCH_EXTERNAL_MODULES] } }),
     ...(worker.bundledFiles && {
       bundledFiles: worker.bundledFiles.map(({ from, to }) => ({ from: join(projectRoot, from), to })),
     }),
@@ -240,6 +262,9 @@ export const defaultReservedConcurrency: Readonly<Record<string, number>> = {
   discord: 5,
   // Discord limits a bot per channel and globally: a few posts at a time (a queue worker needs ≥ 2).
   'discord-delivery': 5,
+  // One database connection per instance: these bound the search index's connections (with the worker's).
+  search: 20,
+  'search-index': 10,
 };
 /** A route group added without its own line above. */
 const DEFAULT_GROUP_CONCURRENCY = 20;
@@ -339,6 +364,13 @@ export class ServiceStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
     const alarms = new ServiceAlarms(this, 'Alarms', { key: operationsKey });
+    // A nested stack of its own: the network and database add ~40 resources, and the main stack
+    // stays clear of CloudFormation's 500.
+    const searchIndex = new SearchIndex(
+      new NestedStack(this, 'Search', { description: 'the search index: Aurora PostgreSQL and its network' }),
+      'SearchIndex',
+      { logsKey },
+    );
     // Alarms are created at the end, from these lists, once every resource exists.
     const paging: [string, PagingAlarm][] = [];
     const deadLetterQueues: [string, Queue][] = [];
@@ -618,7 +650,9 @@ export class ServiceStack extends Stack {
         reservedConcurrentExecutions: reserved(group.name),
         ...groupBuildProps(group.name),
         ...(needs?.streams && { timeout: Duration.seconds(needs.streams.timeoutSeconds) }),
+        ...(needs?.searchIndex && searchIndex.networkProps()),
       }).bindTable(table, 'readWrite');
+      if (needs?.searchIndex) searchIndex.connect(fn);
       if (needs?.sealsWebhookSecrets) withWebhookSecrets(fn, 'seal');
       if (needs?.sendsEmail) withEmail(fn);
       if (needs?.holdsAiProviderKeys) withAiProviderKeys(fn);
@@ -704,7 +738,9 @@ export class ServiceStack extends Stack {
         logsKey,
         reservedConcurrentExecutions: reserved(worker.name),
         ...workerBuildProps(worker),
+        ...(worker.searchIndex && searchIndex.networkProps()),
       });
+      if (worker.searchIndex) searchIndex.connect(fn);
       if (worker.table) fn.bindTable(table, worker.table);
       for (const [name, access] of worker.buckets ?? []) {
         const definition = bucketDefinitions.find((b) => b.name === name);
@@ -846,6 +882,24 @@ export class ServiceStack extends Stack {
       ...this.queueAlarms(deadLetterQueues, thresholds.deadLetters, 'dead-letters'),
       ...this.queueAlarms(streamFailureQueues, thresholds.streamFailures, 'stream-failures'),
       ...this.tableAlarms(table),
+      [
+        'SearchIndexLag',
+        {
+          metric: new Metric({
+            namespace: METRICS_NAMESPACE,
+            metricName: SEARCH_METRICS.indexLag,
+            dimensionsMap: { service: METRICS_SERVICE, function: 'search-index' },
+            statistic: 'p99',
+            period: alarmPeriod,
+            label: 'search index lag p99 (ms)',
+          }),
+          summary: 'Search: changes take more than 5 s (p99) from their commit to the search index.',
+          runbook: 'search-index-lag',
+          threshold: 5_000,
+          datapoints: 2,
+          periods: 3,
+        },
+      ],
       [
         'WebhookFailureRate',
         {
