@@ -88,7 +88,8 @@ export class SearchIndex extends Construct {
         'The default port inside isolated subnets reachable only from the search functions’ security group.',
       'AwsSolutions-SMG4':
         'The generated admin secret is read only by the schema migration at deployment; the functions authenticate with IAM tokens. Rotation needs a rotation function in this VPC: a later step.',
-      'AwsSolutions-RDS14': 'Backtrack is an Aurora MySQL feature.',
+      'AwsSolutions-RDS14':
+        'Backtrack is an Aurora MySQL feature; this is Aurora PostgreSQL, recovered from its automated backups (7 days).',
     });
 
     // The schema, and the role the functions log in as, at every deployment (idempotent).
@@ -112,11 +113,11 @@ export class SearchIndex extends Construct {
         "The custom resource framework's own function (CDK), which only relays the migration's answer to CloudFormation.",
       [`AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(migration.node.defaultChild as CfnElement)}.Arn>:*]`]:
         'CDK’s provider framework invokes the migration function and its versions.',
-      'AwsSolutions-L1': 'CDK’s provider framework function; its runtime is CDK’s choice.',
-      'Serverless-LambdaDLQ': 'CloudFormation invokes the provider synchronously.',
-      'Serverless-LambdaDefaultMemorySize': 'CDK’s provider framework function.',
-      'Serverless-LambdaLatestVersion': 'CDK’s provider framework function.',
-      'Serverless-LambdaTracing': 'CDK’s provider framework function.',
+      'AwsSolutions-L1': `${FRAMEWORK} its runtime is CDK’s choice.`,
+      'Serverless-LambdaDLQ': `${FRAMEWORK} CloudFormation invokes it synchronously.`,
+      'Serverless-LambdaDefaultMemorySize': `${FRAMEWORK} its memory is CDK’s default.`,
+      'Serverless-LambdaLatestVersion': `${FRAMEWORK} its runtime is CDK’s choice.`,
+      'Serverless-LambdaTracing': `${FRAMEWORK} nothing in it is worth a trace.`,
     });
     const schema = new CustomResource(this, 'Schema', {
       serviceToken: provider.serviceToken,
@@ -157,6 +158,8 @@ export class SearchIndex extends Construct {
   }
 }
 
+const FRAMEWORK =
+  'CDK’s custom resource provider framework function, which only relays the migration’s answer to CloudFormation:';
 const VPC_ACCESS_POLICY =
   'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole]';
 const VPC_ACCESS_REASON =

@@ -139,8 +139,11 @@ async function analyze(
 ): Promise<{ config: string; tsqueries: string[] }> {
   const params = new Params();
   const org = params.add(orgId);
+  // A prefix is matched against the words as written (see writer.ts): stemming it would miss
+  // words whose stem is shorter than the prefix.
   const parts = leaves.map(
-    (leaf) => `${tsqueryFunction(leaf)}(cfg.c, ${params.add(tsqueryInput(leaf))})::text`,
+    (leaf) =>
+      `${tsqueryFunction(leaf)}(${leaf.type === 'prefix' ? "'search_simple'::regconfig" : 'cfg.c'}, ${params.add(tsqueryInput(leaf))})::text`,
   );
   const { rows } = await searchPool().query<{ config: string; tsqueries: string[] }>(
     `SELECT cfg.c::text AS config, ARRAY[${parts.length ? parts.join(', ') : ''}]::text[] AS tsqueries
@@ -374,14 +377,20 @@ async function matchesOf(
     ...new Set(rows.flatMap((row) => wordsOf(row.body).map((word) => word.word.toLowerCase()))),
   ];
   const lexemes = new Map<string, string[]>();
+  const unaccented = new Map<string, string>();
   if (distinct.length > 0) {
-    const analyzed = await searchPool().query<{ word: string; lexemes: string[] }>(
-      'SELECT w AS word, tsvector_to_array(to_tsvector($1::regconfig, w)) AS lexemes FROM unnest($2::text[]) AS w',
+    const analyzed = await searchPool().query<{ word: string; lexemes: string[]; plain: string }>(
+      `SELECT w AS word, tsvector_to_array(to_tsvector($1::regconfig, w)) AS lexemes,
+         unaccent(w) AS plain FROM unnest($2::text[]) AS w`,
       [config, distinct],
     );
-    for (const row of analyzed.rows) lexemes.set(row.word, row.lexemes);
+    for (const row of analyzed.rows) {
+      lexemes.set(row.word, row.lexemes);
+      unaccented.set(row.word, row.plain.toLowerCase());
+    }
   }
-  const matched = (word: string) => isMatch(lexemes.get(word) ?? [], terms);
+  const matched = (word: string) =>
+    isMatch([...(lexemes.get(word) ?? []), unaccented.get(word) ?? word], terms);
   for (const row of rows) {
     const list = result.get(row.conversation_id) ?? [];
     list.push({

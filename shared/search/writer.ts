@@ -8,6 +8,14 @@ import { type ConversationRow, type DocumentRow, type IndexRow, type OrgRow, row
  * texts with it at once. Every statement names the organization of each row it touches.
  */
 
+/**
+ * A text's vector: its words in the organization's language (stemmed), then as written (`simple`,
+ * accents folded), so that a prefix (`shipp*`) finds "shipping" although English stems it to "ship".
+ * Positions of the second part follow the first's, so a phrase matches within either, never across.
+ */
+const VECTOR_SQL = (config: string, body: string): string =>
+  `CASE WHEN ${config} = 'search_simple'::regconfig THEN to_tsvector(${config}, ${body}) ELSE to_tsvector(${config}, ${body}) || to_tsvector('search_simple'::regconfig, ${body}) END`;
+
 /** Keeps the newest row of each key (the last of equal versions: stream order). */
 function newest<T extends IndexRow>(rows: readonly T[]): T[] {
   const byKey = new Map<string, T>();
@@ -33,7 +41,7 @@ async function writeOrgs(db: pg.Pool | pg.PoolClient, rows: OrgRow[]): Promise<v
     // A new language re-stems every text of the organization (rare: an administrator's setting).
     if (written?.previous && written.previous !== written.config)
       await db.query(
-        'UPDATE search_document SET tsv = to_tsvector($2::regconfig, body) WHERE org_id = $1 AND NOT deleted',
+        `UPDATE search_document SET tsv = ${VECTOR_SQL('$2::regconfig', 'body')} WHERE org_id = $1 AND NOT deleted`,
         [row.orgId, row.config],
       );
   }
@@ -104,7 +112,7 @@ async function writeDocuments(db: pg.Pool | pg.PoolClient, rows: DocumentRow[]):
        deleted, body, tsv)
      SELECT org_id, doc_id, conversation_id, kind, side, created_at, version, gone,
        CASE WHEN gone THEN '' ELSE body END,
-       CASE WHEN gone THEN NULL ELSE to_tsvector(config, body) END
+       CASE WHEN gone THEN NULL ELSE ${VECTOR_SQL('config', 'body')} END
      FROM input
      ON CONFLICT (org_id, doc_id) DO UPDATE SET
        version = excluded.version, side = excluded.side, created_at = excluded.created_at,
