@@ -15,6 +15,7 @@ import { identityRoutes } from './identity/routes';
 import { kbRoutes } from './kb/routes';
 import { operatorTeamRoutes } from './operator-teams/routes';
 import { platformRoutes } from './platform/routes';
+import { searchRoutes } from './search/routes';
 import { uploadRoutes } from './uploads/routes';
 import { webhookRoutes } from './webhooks/routes';
 import { widgetRoutes } from './widget/routes';
@@ -51,6 +52,11 @@ export function routeTable(): readonly RouteGroup[] {
       name: 'conversations',
       description: 'conversations, their messages and internal notes',
       routes: conversationRoutes,
+    },
+    {
+      name: 'search',
+      description: 'conversation search (GET /api/conversations/search), from the PostgreSQL search index',
+      routes: searchRoutes,
     },
     {
       name: 'custom-fields',

@@ -29,6 +29,8 @@ export type WorkerSource =
       entities: readonly string[];
       retryAttempts: number;
       maxRecordAgeSeconds: number;
+      /** Also REMOVE records of those entities (a second filter, on the old image). */
+      removals?: boolean;
     };
 
 export interface WorkerDefinition {
@@ -55,6 +57,8 @@ export interface WorkerDefinition {
   aliases?: Readonly<Record<string, string>>;
   /** Calls Discord: CDK grants read on the bot token's secret and names it. */
   readsDiscordToken?: boolean;
+  /** Connects to the search index (PostgreSQL): CDK places it in the index's network and grants it. */
+  searchIndex?: boolean;
 }
 
 export const workerDefinitions: readonly WorkerDefinition[] = [
@@ -167,6 +171,25 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
     // A 429 waiting longer than a moment goes back to the queue with its delay.
     sendsTo: ['discord-notifications'],
     readsDiscordToken: true,
+  },
+  {
+    name: 'search-index',
+    description:
+      'projects organizations, conversations, messages and notes into the search index (PostgreSQL)',
+    // Searchable within 5 s: small batches, handed over as they come. A batch that keeps failing
+    // (the database unreachable) is retried for hours; the rebuild (npm run search:reindex) repairs
+    // anything older than the stream keeps.
+    source: {
+      kind: 'stream',
+      batchSize: 100,
+      entities: ['organization', 'conversation', 'message', 'note'],
+      removals: true,
+      retryAttempts: 10,
+      maxRecordAgeSeconds: 6 * 3600,
+    },
+    timeoutSeconds: 60,
+    sendsTo: [],
+    searchIndex: true,
   },
 ];
 

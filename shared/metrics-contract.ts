@@ -59,3 +59,10 @@ export const EXPORT_METRICS = { rows: 'ExportRows', bytes: 'ExportBytes' } as co
 export const EMAILS_SENT = 'EmailsSent';
 /** Per message posted to Discord, dimensions `service` + `function`. */
 export const DISCORD_POSTS = 'DiscordPosts';
+
+/**
+ * The search index (dimensions `service` + `function`): `SearchIndexLag` per stream record indexed,
+ * milliseconds from its commit (the record's creation time, to the second) to its write in the
+ * index; `SearchQueryLatency` per search, milliseconds spent in the index.
+ */
+export const SEARCH_METRICS = { indexLag: 'SearchIndexLag', queryLatency: 'SearchQueryLatency' } as const;

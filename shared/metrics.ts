@@ -11,6 +11,7 @@ import {
   QUEUE_JOB_AGE,
   REQUEST_METRICS,
   ROUTE_DIMENSION,
+  SEARCH_METRICS,
   WEBHOOK_DELIVERIES,
   WEBHOOK_DELIVERY_ATTEMPTS,
 } from './metrics-contract';
@@ -144,4 +145,11 @@ export function publishEmailSent(): void {
 /** Messages posted to Discord by one batch. */
 export function publishDiscordPosts(count: number): void {
   if (count > 0) publishFunctionMetrics([[DISCORD_POSTS, MetricUnit.Count, count]]);
+}
+
+/** How long after their commit the search index received one batch's changes. */
+export function publishSearchIndexLag(lagsMs: readonly number[]): void {
+  publishFunctionMetrics(
+    lagsMs.map((lag) => [SEARCH_METRICS.indexLag, MetricUnit.Milliseconds, lag] as const),
+  );
 }

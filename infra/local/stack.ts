@@ -3,7 +3,14 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { mintPlatformToken } from '../../shared/auth/tokens';
 import { createBuckets, createQueues, createTable, streamArnOf } from './bootstrap';
-import { type Progress, type RunningEmulator, startDynamoDb, startSes, startSqsAndS3 } from './emulators';
+import {
+  type Progress,
+  type RunningEmulator,
+  startDynamoDb,
+  startPostgres,
+  startSes,
+  startSqsAndS3,
+} from './emulators';
 import { type KeyService, startKeyService } from './key-service';
 import {
   type FunctionSpec,
@@ -13,6 +20,7 @@ import {
   LocalRuntime,
   localAccessKey,
 } from './runtime';
+import { prepareSearchIndex } from './search-index';
 import type { DemoCredentials } from './seed';
 import {
   type LocalFunction,
@@ -70,6 +78,8 @@ const TABLE_NAME = 'conversation-service-local';
 const LOCAL_ACCOUNT = '000000000000';
 /** Seals webhook secrets and AI provider keys (the local KMS's key material) unless WEBHOOK_SECRETS_KEY is set. */
 const DEVELOPMENT_KEY_SEED = 'local-development-kms-key';
+/** A connection string without its password (what is shown and written to the stack state). */
+const redactedUrl = (url: string): string => url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
 const RESOURCE_PREFIX = 'conversation-service-local';
 /** Under DATA_DIR: how far the stream reader has handed the table's stream to the workers. */
 export const STREAM_POSITION_FILE = 'stream-position.json';
@@ -113,17 +123,19 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     process.env.AWS_ACCESS_KEY_ID ??= 'local';
     process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
 
-    const [dynamodb, sqsAndS3, ses] = await Promise.all([
+    const [dynamodb, sqsAndS3, ses, searchDatabase] = await Promise.all([
       endpoint('AWS_ENDPOINT_URL_DYNAMODB', () => startDynamoDb(options.dataDir)),
       process.env.AWS_ENDPOINT_URL_SQS && process.env.AWS_ENDPOINT_URL_S3
         ? Promise.resolve('')
         : endpoint('__FAUXQS', startSqsAndS3),
       endpoint('AWS_ENDPOINT_URL_SESV2', startSes),
+      endpoint('SEARCH_DATABASE_URL', () => startPostgres(options.dataDir)),
     ]);
     const sqs = process.env.AWS_ENDPOINT_URL_SQS || sqsAndS3;
     const s3 = process.env.AWS_ENDPOINT_URL_S3 || sqsAndS3;
 
     await createTable(dynamodb, TABLE_NAME);
+    await prepareSearchIndex(searchDatabase);
     const queues = await createQueues(sqs, RESOURCE_PREFIX);
     const bucketEnv = await createBuckets(s3, RESOURCE_PREFIX);
     progress('table, queues (with dead-letter queues) and buckets ready');
@@ -135,6 +147,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       AWS_ENDPOINT_URL_S3: s3,
       AWS_ENDPOINT_URL_SESV2: ses,
       TABLE_NAME,
+      SEARCH_DATABASE_URL: searchDatabase,
       PLATFORM_ADMIN_TOKEN: platformAdminToken,
       CURSOR_SIGNING_KEY: process.env.CURSOR_SIGNING_KEY ?? randomBytes(32).toString('base64url'),
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
@@ -249,6 +262,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           AWS_ENDPOINT_URL_SESV2: ses,
           AWS_ENDPOINT_URL_KMS: keyService?.endpoint ?? '',
           AWS_ENDPOINT_URL_SECRETS_MANAGER: keyService?.endpoint ?? '',
+          // The search index's PostgreSQL: in AWS the template's SEARCH_DB_* variables and an IAM
+          // token; here the local server's connection string, for the functions the template
+          // connects to it, and only those.
+          ...(fn.environment.SEARCH_DB_HOST ? { SEARCH_DATABASE_URL: searchDatabase } : {}),
         },
         settings,
       }),
@@ -298,7 +315,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       baseUrl: `http://localhost:${port}`,
       platformAdminToken,
       demo,
-      endpoints: { dynamodb, sqs, s3, ses },
+      endpoints: { dynamodb, sqs, s3, ses, search: redactedUrl(searchDatabase) },
       tableName: TABLE_NAME,
       functions,
       runtime,

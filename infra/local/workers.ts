@@ -54,6 +54,7 @@ export async function startWorkers(options: {
         name: worker.name,
         batchSize: worker.source.batchSize,
         entities: worker.source.entities,
+        removals: worker.source.removals ?? false,
         handler: module.handler,
         onError,
       });

@@ -64,7 +64,12 @@ import {
 import packageJson from '../../package.json' with { type: 'json' };
 import { tableDefinition } from '../../shared/db/table';
 import { ROUTE_CATALOG_FILE } from '../../shared/http/route-catalog';
-import { METRICS_NAMESPACE, METRICS_SERVICE, WEBHOOK_DELIVERIES } from '../../shared/metrics-contract';
+import {
+  METRICS_NAMESPACE,
+  METRICS_SERVICE,
+  SEARCH_METRICS,
+  WEBHOOK_DELIVERIES,
+} from '../../shared/metrics-contract';
 import {
   type BucketAccess,
   bucketDefinitions,
@@ -74,6 +79,7 @@ import {
 import { alarmPeriod, type PagingAlarm, ServiceAlarms } from '../constructs/alarms';
 import { type DashboardQueue, ServiceDashboard } from '../constructs/dashboard';
 import { LogQueries } from '../constructs/log-queries';
+import { SearchIndex } from '../constructs/search-index';
 import {
   type BundledFile,
   projectRoot,
@@ -120,6 +126,8 @@ const groupNeeds: Partial<
       bundledFiles?: () => readonly BundledFile[];
       /** Sends e-mail through SES from the transcript sender (the stack's parameter). */
       sendsEmail?: boolean;
+      /** Reads the search index (PostgreSQL): placed in its network, granted its IAM database login. */
+      searchIndex?: boolean;
       /**
        * Answers with Lambda response streaming (REST `responseTransferMode: STREAM`): API Gateway
        * passes bytes on as written, beyond the 10 MB buffered limit. The integration timeout (29 s)
@@ -157,6 +165,8 @@ const groupNeeds: Partial<
   // copy under files/, deletion of what is refused) and presigned GETs.
   uploads: { buckets: [['uploads', 'check']] },
   events: { readsCursorKeys: true },
+  // Search answers cursor pages from the PostgreSQL index.
+  search: { readsCursorKeys: true, searchIndex: true },
   // AI provider keys are sealed on create and update, opened by the provider test.
   admin: { holdsAiProviderKeys: true },
   // Adding a channel looks it up through Discord's API with the bot token.
@@ -176,15 +186,27 @@ export function groupBuildProps(
   return {
     ...(needs?.bundledFiles && { bundledFiles: needs.bundledFiles() }),
     ...(flags && { nodeFlags: flags }),
-    ...(define && { bundling: { define: { ...define } } }),
+    ...((define || needs?.searchIndex) && {
+      bundling: {
+        ...(define && { define: { ...define } }),
+        ...(needs?.searchIndex && { externalModules: [...SEARCH_EXTERNAL_MODULES] }),
+      },
+    }),
   };
 }
+
+/**
+ * The search index's clients bundle the RDS IAM token signer (and what it needs) rather than count
+ * on the runtime's copy of the SDK, which holds the clients; the clients stay external as everywhere.
+ */
+const SEARCH_EXTERNAL_MODULES = ['@aws-sdk/client-*', '@aws-sdk/lib-*', '@aws-sdk/util-dynamodb'] as const;
 
 /** How a worker's function is built beyond the construct's defaults: files next to its bundle, aliases. */
 export function workerBuildProps(
   worker: WorkerDefinition,
-): Pick<ServiceFunctionProps, 'bundledFiles' | 'aliases'> {
+): Pick<ServiceFunctionProps, 'bundledFiles' | 'aliases' | 'bundling'> {
   return {
+    ...(worker.searchIndex && { bundling: { externalModules: [...SEARCH_EXTERNAL_MODULES] } }),
     ...(worker.bundledFiles && {
       bundledFiles: worker.bundledFiles.map(({ from, to }) => ({ from: join(projectRoot, from), to })),
     }),
@@ -251,6 +273,9 @@ export const defaultReservedConcurrency: Readonly<Record<string, number>> = {
   discord: 5,
   // Discord limits a bot per channel and globally: a few posts at a time (a queue worker needs ≥ 2).
   'discord-delivery': 5,
+  // One database connection per instance: these bound the search index's connections (with the worker's).
+  search: 20,
+  'search-index': 10,
 };
 /** A route group added without its own line above. */
 const DEFAULT_GROUP_CONCURRENCY = 20;
@@ -350,6 +375,13 @@ export class ServiceStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
     const alarms = new ServiceAlarms(this, 'Alarms', { key: operationsKey });
+    // A nested stack of its own: the network and database add ~40 resources, and the main stack
+    // stays clear of CloudFormation's 500.
+    const searchIndex = new SearchIndex(
+      new NestedStack(this, 'Search', { description: 'the search index: Aurora PostgreSQL and its network' }),
+      'SearchIndex',
+      { logsKey },
+    );
     // Alarms are created at the end, from these lists, once every resource exists.
     const paging: [string, PagingAlarm][] = [];
     const deadLetterQueues: [string, Queue][] = [];
@@ -659,7 +691,9 @@ export class ServiceStack extends Stack {
         reservedConcurrentExecutions: reserved(group.name),
         ...groupBuildProps(group.name),
         ...(needs?.streams && { timeout: Duration.seconds(needs.streams.timeoutSeconds) }),
+        ...(needs?.searchIndex && searchIndex.networkProps()),
       }).bindTable(table, 'readWrite');
+      if (needs?.searchIndex) searchIndex.connect(fn);
       if (needs?.sealsWebhookSecrets) withWebhookSecrets(fn, 'seal');
       if (needs?.sendsEmail) withEmail(fn);
       if (needs?.holdsAiProviderKeys) withAiProviderKeys(fn);
@@ -745,7 +779,9 @@ export class ServiceStack extends Stack {
         logsKey,
         reservedConcurrentExecutions: reserved(worker.name),
         ...workerBuildProps(worker),
+        ...(worker.searchIndex && searchIndex.networkProps()),
       });
+      if (worker.searchIndex) searchIndex.connect(fn);
       if (worker.table) fn.bindTable(table, worker.table);
       for (const [name, access] of worker.buckets ?? []) {
         const definition = bucketDefinitions.find((b) => b.name === name);
@@ -827,6 +863,14 @@ export class ServiceStack extends Stack {
               FilterCriteria.filter({
                 dynamodb: { NewImage: { entity: { S: FilterRule.or(...source.entities) } } },
               }),
+              ...(source.removals
+                ? [
+                    FilterCriteria.filter({
+                      eventName: FilterRule.isEqual('REMOVE'),
+                      dynamodb: { OldImage: { entity: { S: FilterRule.or(...source.entities) } } },
+                    }),
+                  ]
+                : []),
             ],
           }),
         );
@@ -879,6 +923,24 @@ export class ServiceStack extends Stack {
       ...this.queueAlarms(deadLetterQueues, thresholds.deadLetters, 'dead-letters'),
       ...this.queueAlarms(streamFailureQueues, thresholds.streamFailures, 'stream-failures'),
       ...this.tableAlarms(table),
+      [
+        'SearchIndexLag',
+        {
+          metric: new Metric({
+            namespace: METRICS_NAMESPACE,
+            metricName: SEARCH_METRICS.indexLag,
+            dimensionsMap: { service: METRICS_SERVICE, function: 'search-index' },
+            statistic: 'p99',
+            period: alarmPeriod,
+            label: 'search index lag p99 (ms)',
+          }),
+          summary: 'Search: changes take more than 5 s (p99) from their commit to the search index.',
+          runbook: 'search-index-lag',
+          threshold: 5_000,
+          datapoints: 2,
+          periods: 3,
+        },
+      ],
       [
         'WebhookFailureRate',
         {

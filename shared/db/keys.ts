@@ -76,6 +76,13 @@ export const keys = {
     sk: `NOTE#${noteId}`,
   }),
   notePrefix: 'NOTE#',
+  /** The organization and conversation a conversation-partition key names (the search index's projection). */
+  parseConversationPartition: (pk: string): { orgId: string; conversationId: string } | undefined => {
+    const match = /^ORG#([^#]+)#CONV#([^#]+)$/.exec(pk);
+    return match?.[1] && match[2] ? { orgId: match[1], conversationId: match[2] } : undefined;
+  },
+  /** The organization an organization item's key names. */
+  parseOrganization: (pk: string): string | undefined => /^ORG#([^#]+)$/.exec(pk)?.[1],
   /** A conversation's audit trail, by category, time-ordered (assignment history is one Query). */
   conversationAudit: (
     orgId: string,

@@ -145,6 +145,9 @@ export const errorDetailsSchemas = {
         ),
       ),
       limit: z.optional(count('With `row_limit_exceeded`: the most conversations one export may match')),
+      offset: z.optional(
+        count('With a search query (`q`): the character offset, from 0, where the query goes wrong'),
+      ),
     }),
   ),
   RATE_LIMITED: lazily(() =>

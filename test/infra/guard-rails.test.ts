@@ -203,6 +203,7 @@ describe('the cursor signing key', () => {
     expect(withArn.map(([, fn]) => tagValue(fn, 'service:route-group')).sort()).toEqual([
       'conversations',
       'events',
+      'search',
     ]);
     // One policy per function role, plus the rotation function's.
     expect(readers.length).toBe(withArn.length + 1);

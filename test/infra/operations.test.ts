@@ -458,7 +458,9 @@ describe('room to grow', () => {
   it('keeps the main stack below CloudFormation’s 500 resources (route and function alarms live in their own stacks)', () => {
     // Most of what is left is the API's method tree (a method and an ANY fallback per path): the
     // next step, when routes keep coming, is to move it into nested stacks too.
-    expect(Object.keys(resources).length).toBeLessThan(460);
+    // 480: the search group and its stream worker (~14 resources) joined; their database and network
+    // are a nested stack of their own (infra/constructs/search-index.ts).
+    expect(Object.keys(resources).length).toBeLessThan(480);
     expect(Object.keys(functionAlarmTemplate.toJSON().Resources).length).toBeLessThan(200);
     expect(Object.keys(routeResources ?? {}).length).toBeLessThan(500);
   });

@@ -637,7 +637,7 @@ export interface paths {
         put?: never;
         /**
          * Send a message
-         * @description The sender comes from the credential: a visitor writes as the visitor, an operator session as its operator, an API key as the operator named by `operatorId` (required for keys only: `GET /api/operators` lists the organization’s operators and their ids). Content is sanitized to text. `replyToId` must be a message of the same conversation and `mentions` operators of the organization (422 otherwise). Updates the conversation’s computed fields and writes `message.created` in the same transaction. Concurrent posts into one conversation do not contend (its counts and last message move without a read-modify-write race), and a post does not change the conversation’s `version`: an `If-Match` taken before it still holds.
+         * @description `attachmentIds` (at most 10) names ready uploads (`POST /api/uploads`) made by the same caller and attached to no message yet (422 on `attachmentIds.<i>` otherwise); with attachments `content` may be empty, and a message without text is `type: "file"`. Each attachment is answered with a fresh download URL (15 min). The sender comes from the credential: a visitor writes as the visitor, an operator session as its operator, an API key as the operator named by `operatorId` (required for keys only: `GET /api/operators` lists the organization’s operators and their ids). Content is sanitized to text. `replyToId` must be a message of the same conversation and `mentions` operators of the organization (422 otherwise). Updates the conversation’s computed fields and writes `message.created` in the same transaction. Concurrent posts into one conversation do not contend (its counts and last message move without a read-modify-write race), and a post does not change the conversation’s `version`: an `If-Match` taken before it still holds.
          *
          *     Callers: apiKey, operator, visitor. Scope: `conversations:write`.
          */
@@ -763,6 +763,28 @@ export interface paths {
          *     Callers: apiKey, operator. Scope: `conversations:write`.
          */
         delete: operations["deleteNote"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/conversations/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search conversations
+         * @description Finds conversations by what was said in them (titles, messages, and internal notes for keys and operators) and by their fields. Relevance order by default when `q` has text terms (ties: newest `lastMessageAt`), else newest first; `total` is exact up to 10,000. A change is searchable within 5 s. Visitors search their own conversations only, never notes. A query that does not parse is 422 with `details.field` = `q` and `details.offset`; a cursor used with another `q` or `sort` is 400.
+         *
+         *     Callers: apiKey, operator, visitor. Scope: `conversations:read`.
+         */
+        get: operations["searchConversations"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1651,6 +1673,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start an upload
+         * @description Declares a file (`filename`, `contentType` from the allow-list, `size` in bytes up to `UPLOAD_MAX_BYTES`, 25 MiB by default) and answers where to put its bytes: a presigned `PUT` to storage (`uploadUrl`, valid 15 min) with the headers to send (`uploadHeaders`; the signed `Content-Type`, and a body of exactly `size` bytes). The API never carries file bytes. Then `POST /api/uploads/{id}/complete`. A pending upload not completed within 1 h is gone (404). HTML, SVG, scripts and executables are refused (422 on `contentType`).
+         *
+         *     Callers: apiKey, operator, visitor. Scope: `conversations:write`.
+         */
+        post: operations["createUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/uploads/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an upload
+         * @description The upload; once `ready`, with a fresh `downloadUrl` (valid 15 min, served as `Content-Disposition: attachment` with the declared type). Visitors see their own uploads and the attachments of their own conversations. A pending upload not completed within 1 h is 404, as are the files of deleted messages and purged conversations.
+         *
+         *     Callers: apiKey, operator, visitor. Scope: `conversations:read`.
+         */
+        get: operations["getUpload"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/uploads/{id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete an upload
+         * @description Checks what storage holds and, when it is what was declared, marks the upload `ready` with its `sha256` and a `downloadUrl`. Nothing stored: 409 `details.reason = "not_uploaded"` (also where storage refused a PUT of another length than the signed one). Another size: 422 `details.reason = "size_mismatch"`. Bytes not of the declared type by their magic numbers (a PNG declared as PDF; HTML markup or a script declared as text): 422 `details.reason = "type_mismatch"`. A refused object is deleted: PUT again and complete again. Completing a ready upload again answers it as it is.
+         *
+         *     Callers: apiKey, operator, visitor. Scope: `conversations:write`.
+         */
+        post: operations["completeUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "conversation.created": {
@@ -2095,7 +2183,7 @@ export interface components {
             /** Format: uuid */
             senderId: string;
             /** @enum {string} */
-            type: "text" | "system";
+            type: "text" | "system" | "file";
             content: string;
             /** Format: date-time */
             createdAt: string;
@@ -2196,7 +2284,7 @@ export interface components {
             senderId: string;
             content: string;
             /** @enum {string} */
-            type: "text" | "system";
+            type: "text" | "system" | "file";
             metadata: {
                 [key: string]: unknown;
             };
@@ -2209,9 +2297,25 @@ export interface components {
             replyToId: string | null;
             mentions: string[] | null;
             searchVector: string;
+            attachments: components["schemas"]["Attachment"][];
+        };
+        Attachment: {
+            /** Format: uuid */
+            id: string;
+            filename: string;
+            contentType: string;
+            /** Format: int64 */
+            size: number;
+            /** @description SHA-256 of the stored bytes, lower-case hex */
+            sha256: string;
+            /** Format: uri */
+            downloadUrl: string;
+            /** Format: date-time */
+            expiresAt: string;
         };
         PostMessageRequest: {
-            content: string;
+            content?: string;
+            attachmentIds?: string[];
             /** Format: uuid */
             replyToId?: string;
             mentions?: string[];
@@ -2256,6 +2360,34 @@ export interface components {
         CreateNoteRequest: {
             content: string;
             mentions?: string[];
+        };
+        SearchPage: {
+            data: components["schemas"]["SearchHit"][];
+            nextCursor: string | null;
+            /**
+             * Format: int64
+             * @description The exact number of matching conversations, up to 10,000
+             */
+            total: number;
+            /** @description Present (true) when more than 10,000 conversations match */
+            totalCapped?: boolean;
+        };
+        SearchHit: {
+            conversation: components["schemas"]["Conversation"];
+            /** @description The relevance; null unless sorted by relevance */
+            score: number | null;
+            /** @description At most 3, best first */
+            matches: components["schemas"]["SearchMatch"][];
+        };
+        SearchMatch: {
+            /** @enum {string} */
+            kind: "message" | "note" | "title";
+            /** @description The message or note id; null for the title */
+            id: string | null;
+            /** @description At most 300 characters of the matched text around the match (counted before escaping and marking), HTML-escaped, each matched word wrapped in `<mark>` and `</mark>` */
+            snippet: string;
+            /** Format: date-time */
+            createdAt: string;
         };
         /**
          * @description What the field describes: conversation fields are checked in `customFields` of conversations
@@ -2810,8 +2942,9 @@ export interface components {
             senderId: string;
             senderName: string | null;
             /** @enum {string} */
-            type: "text" | "system";
+            type: "text" | "system" | "file";
             content: string;
+            attachments: components["schemas"]["AttachmentMetadata"][];
             isRead: boolean;
             isEdited: boolean;
             editedAt: string | null;
@@ -2819,6 +2952,16 @@ export interface components {
             createdAt: string;
             deletedAt: string | null;
             replyToId: string | null;
+        };
+        AttachmentMetadata: {
+            /** Format: uuid */
+            id: string;
+            filename: string;
+            contentType: string;
+            /** Format: int64 */
+            size: number;
+            /** @description SHA-256 of the stored bytes, lower-case hex */
+            sha256: string;
         };
         ExportJobAccepted: {
             /** Format: uuid */
@@ -3016,6 +3159,37 @@ export interface components {
                 responses: number;
             }[];
         };
+        CreateUploadRequest: {
+            filename: string;
+            /** @enum {string} */
+            contentType: "image/png" | "image/jpeg" | "image/gif" | "image/webp" | "application/pdf" | "text/plain" | "text/csv" | "application/json" | "application/zip" | "audio/mpeg" | "audio/ogg" | "video/mp4" | "application/vnd.openxmlformats-officedocument.wordprocessingml.document" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/vnd.openxmlformats-officedocument.presentationml.presentation" | "application/vnd.oasis.opendocument.text" | "application/vnd.oasis.opendocument.spreadsheet" | "application/vnd.oasis.opendocument.presentation";
+            /** Format: int32 */
+            size: number;
+        };
+        Upload: {
+            /** Format: uuid */
+            id: string;
+            filename: string;
+            contentType: string;
+            /** Format: int64 */
+            size: number;
+            /** @enum {string} */
+            status: "pending" | "ready" | "rejected";
+            /** Format: uri */
+            uploadUrl?: string;
+            /** @constant */
+            uploadMethod?: "PUT";
+            uploadHeaders?: {
+                [key: string]: string;
+            };
+            /** Format: uri */
+            downloadUrl?: string;
+            /** @description SHA-256 of the stored bytes, lower-case hex */
+            sha256?: string;
+            expiresAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
         ConversationCreatedEvent: components["schemas"]["Event"] & {
             /** @enum {string} */
             type?: "conversation.created";
@@ -3101,15 +3275,43 @@ export interface components {
             type?: "conversation.assigned";
             data?: components["schemas"]["Conversation"];
         };
+        MessageRecord: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            orgId: string;
+            /** Format: uuid */
+            conversationId: string;
+            /** @enum {string} */
+            senderType: "visitor" | "operator" | "bot" | "system";
+            /** Format: uuid */
+            senderId: string;
+            content: string;
+            /** @enum {string} */
+            type: "text" | "system" | "file";
+            metadata: {
+                [key: string]: unknown;
+            };
+            isRead: boolean;
+            isEdited: boolean;
+            editedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            deletedAt: string | null;
+            replyToId: string | null;
+            mentions: string[] | null;
+            searchVector: string;
+            attachments: components["schemas"]["AttachmentMetadata"][];
+        };
         MessageCreatedEvent: components["schemas"]["Event"] & {
             /** @enum {string} */
             type?: "message.created";
-            data?: components["schemas"]["Message"];
+            data?: components["schemas"]["MessageRecord"];
         };
         MessageUpdatedEvent: components["schemas"]["Event"] & {
             /** @enum {string} */
             type?: "message.updated";
-            data?: components["schemas"]["Message"];
+            data?: components["schemas"]["MessageRecord"];
         };
         NoteCreatedEvent: components["schemas"]["Event"] & {
             /** @enum {string} */
@@ -3173,7 +3375,7 @@ export interface components {
                      * @description What the request conflicts with
                      * @enum {string}
                      */
-                    reason?: "idempotency_key_reused" | "idempotency_in_progress" | "edit_window_expired" | "name_taken" | "key_taken" | "slug_taken" | "custom_field_budget_exceeded" | "knowledge_base_budget_exceeded" | "collection_not_empty" | "already_member" | "team_has_open_conversations" | "channel_exists" | "channel_limit_reached" | "not_failed";
+                    reason?: "idempotency_key_reused" | "idempotency_in_progress" | "edit_window_expired" | "name_taken" | "key_taken" | "slug_taken" | "custom_field_budget_exceeded" | "knowledge_base_budget_exceeded" | "collection_not_empty" | "already_member" | "team_has_open_conversations" | "channel_exists" | "channel_limit_reached" | "not_failed" | "not_uploaded";
                     /** @description The input that names what already exists (`email`, `channelId`) */
                     field?: string;
                     /**
@@ -3407,12 +3609,17 @@ export interface components {
                      * @description Why the value is refused, when its message is not all there is to it
                      * @enum {string}
                      */
-                    reason?: "row_limit_exceeded" | "locale_not_enabled" | "too_large" | "definition_too_large" | "config_too_large" | "collection_not_found" | "search_published_only" | "channel_not_found" | "channel_not_accessible" | "invalid_url" | "credentials_in_url" | "https_required" | "non_public_address" | "unresolvable";
+                    reason?: "row_limit_exceeded" | "locale_not_enabled" | "too_large" | "definition_too_large" | "config_too_large" | "collection_not_found" | "search_published_only" | "channel_not_found" | "channel_not_accessible" | "invalid_url" | "credentials_in_url" | "https_required" | "non_public_address" | "unresolvable" | "size_mismatch" | "type_mismatch";
                     /**
                      * Format: int32
                      * @description With `row_limit_exceeded`: the most conversations one export may match
                      */
                     limit?: number;
+                    /**
+                     * Format: int32
+                     * @description With a search query (`q`): the character offset, from 0, where the query goes wrong
+                     */
+                    offset?: number;
                 };
                 /** @description Equals the `X-Request-Id` response header */
                 correlationId: string;
@@ -6034,7 +6241,8 @@ export interface operations {
                      *           "deletedAt": null,
                      *           "replyToId": "019a7c1f-0a12-7c44-8d55-1e66f77a8804",
                      *           "mentions": null,
-                     *           "searchVector": "it left our warehouse this morning tracking number 1z999"
+                     *           "searchVector": "it left our warehouse this morning tracking number 1z999",
+                     *           "attachments": []
                      *         },
                      *         {
                      *           "id": "019a7c1f-0a12-7c44-8d55-1e66f77a8804",
@@ -6052,7 +6260,8 @@ export interface operations {
                      *           "deletedAt": null,
                      *           "replyToId": null,
                      *           "mentions": null,
-                     *           "searchVector": "hello my order is late"
+                     *           "searchVector": "hello my order is late",
+                     *           "attachments": []
                      *         }
                      *       ],
                      *       "nextCursor": null
@@ -6128,7 +6337,8 @@ export interface operations {
                      *       "deletedAt": null,
                      *       "replyToId": "019a7c1f-0a12-7c44-8d55-1e66f77a8804",
                      *       "mentions": null,
-                     *       "searchVector": "it left our warehouse this morning tracking number 1z999"
+                     *       "searchVector": "it left our warehouse this morning tracking number 1z999",
+                     *       "attachments": []
                      *     }
                      */
                     "application/json": components["schemas"]["Message"];
@@ -6251,7 +6461,8 @@ export interface operations {
                      *       "deletedAt": null,
                      *       "replyToId": null,
                      *       "mentions": null,
-                     *       "searchVector": "hello my order is late"
+                     *       "searchVector": "hello my order is late",
+                     *       "attachments": []
                      *     }
                      */
                     "application/json": components["schemas"]["Message"];
@@ -6320,7 +6531,8 @@ export interface operations {
                      *       "deletedAt": null,
                      *       "replyToId": "019a7c1f-0a12-7c44-8d55-1e66f77a8804",
                      *       "mentions": null,
-                     *       "searchVector": "it left our warehouse this morning tracking number 1z999aa1"
+                     *       "searchVector": "it left our warehouse this morning tracking number 1z999aa1",
+                     *       "attachments": []
                      *     }
                      */
                     "application/json": components["schemas"]["Message"];
@@ -6554,6 +6766,122 @@ export interface operations {
             402: components["responses"]["IntegrationModuleRequiredLimited"];
             403: components["responses"]["ForbiddenLimited"];
             404: components["responses"]["NotFoundLimited"];
+            422: components["responses"]["ValidationErrorLimited"];
+            429: components["responses"]["RateLimitedLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    searchConversations: {
+        parameters: {
+            query: {
+                /** @description The query (1–1,000 characters, at most 50 terms and filters): words (all must match; word forms of the organization’s `defaultLocale` match), `word*` (prefix, at least 2 characters), `"a phrase"`, `OR`, `-clause` / `NOT clause`, parentheses (4 levels), and filters: `status:`, `priority:`, `tag:`, `operator:<uuid>|none`, `team:<uuid>|none`, `visitor:<uuid>`, `from:visitor|operator`, `in:messages|notes|title`, `cf.<field>:`, `created>` `created<` `updated>` `updated<` a date or an instant. Quoted values allowed (`tag:"vip customer"`). */
+                q: string;
+                sort?: "relevance" | "newest" | "oldest";
+                cursor?: string;
+                limit?: number;
+            };
+            header?: {
+                /** @description Your own correlation id (8–128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of matching conversations */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "conversation": {
+                     *             "id": "019a7c1f-0a11-7b22-9c33-0d44e55f6603",
+                     *             "organizationId": "019a7c1e-5b2a-7c31-9f4e-2d8a6b0c1e01",
+                     *             "visitorId": "019a7c1e-6d40-7a12-8b3c-4e5f6a7b8c02",
+                     *             "operatorId": "019a7c1e-5c10-7d21-8e32-3f43a54b6506",
+                     *             "teamId": null,
+                     *             "status": "open",
+                     *             "priority": "high",
+                     *             "source": "widget",
+                     *             "aiEnabled": false,
+                     *             "snoozedUntil": null,
+                     *             "lastMessageAt": "2026-11-21T10:02:05.310Z",
+                     *             "title": "Hello, my order is late",
+                     *             "messageCount": 2,
+                     *             "unreadCount": 0,
+                     *             "hasUnreadMessages": false,
+                     *             "tags": [
+                     *               "orders"
+                     *             ],
+                     *             "customFields": {
+                     *               "orderNumber": "A-1042"
+                     *             },
+                     *             "language": "en",
+                     *             "aiSummary": null,
+                     *             "aiSummaryGeneratedAt": null,
+                     *             "aiClassification": null,
+                     *             "metadata": {
+                     *               "channel": "web"
+                     *             },
+                     *             "version": 4,
+                     *             "createdAt": "2026-11-21T10:00:00.000Z",
+                     *             "updatedAt": "2026-11-21T10:02:05.310Z",
+                     *             "visitor": {
+                     *               "id": "019a7c1e-6d40-7a12-8b3c-4e5f6a7b8c02",
+                     *               "identifier": "ada@example.com",
+                     *               "fingerprint": null,
+                     *               "geoCountry": "GB",
+                     *               "geoCity": "London",
+                     *               "totalSessions": 3,
+                     *               "firstSeenAt": "2026-11-20T09:12:44.120Z",
+                     *               "lastSeenAt": "2026-11-21T10:00:00.000Z",
+                     *               "metadata": {
+                     *                 "plan": "pro"
+                     *               }
+                     *             },
+                     *             "lastMessage": {
+                     *               "id": "019a7c1f-4b20-7e66-9f77-2a88b99cac05",
+                     *               "senderType": "operator",
+                     *               "senderId": "019a7c1e-5c10-7d21-8e32-3f43a54b6506",
+                     *               "type": "text",
+                     *               "content": "It left our warehouse this morning: tracking number 1Z999",
+                     *               "createdAt": "2026-11-21T10:02:05.310Z"
+                     *             },
+                     *             "firstResponseTimeMs": 125310
+                     *           },
+                     *           "score": 0.1,
+                     *           "matches": [
+                     *             {
+                     *               "kind": "message",
+                     *               "id": "01936f8e-7a3b-7c2d-9e4f-5a6b7c8d9e0f",
+                     *               "snippet": "I would like a <mark>refund</mark> for order 1234",
+                     *               "createdAt": "2026-11-20T10:15:00.000Z"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJvIjoiMDE5YTdjMWUiLCJxIjoiY29udmVyc2F0aW9ucyIsImsiOnt9fQ.q1Ww7bN4c9y0cVQ2dJ0q3Zr8mE5Yx1oGk7pL2aS4tHc",
+                     *       "total": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SearchPage"];
+                };
+            };
+            400: components["responses"]["BadRequestLimited"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["IntegrationModuleRequiredLimited"];
+            403: components["responses"]["ForbiddenLimited"];
             422: components["responses"]["ValidationErrorLimited"];
             429: components["responses"]["RateLimitedLimited"];
             500: components["responses"]["InternalError"];
@@ -7341,7 +7669,8 @@ export interface operations {
                      *             "deletedAt": null,
                      *             "replyToId": "019a7c1f-0a12-7c44-8d55-1e66f77a8804",
                      *             "mentions": null,
-                     *             "searchVector": "it left our warehouse this morning tracking number 1z999"
+                     *             "searchVector": "it left our warehouse this morning tracking number 1z999",
+                     *             "attachments": []
                      *           }
                      *         }
                      *       ],
@@ -9337,6 +9666,7 @@ export interface operations {
                      *             "senderName": null,
                      *             "type": "text",
                      *             "content": "Hello, my order is late",
+                     *             "attachments": [],
                      *             "isRead": true,
                      *             "isEdited": false,
                      *             "editedAt": null,
@@ -9414,6 +9744,7 @@ export interface operations {
                      *             "senderName": null,
                      *             "type": "text",
                      *             "content": "Hello, my order is late",
+                     *             "attachments": [],
                      *             "isRead": true,
                      *             "isEdited": false,
                      *             "editedAt": null,
@@ -9538,6 +9869,7 @@ export interface operations {
                      *             "senderName": null,
                      *             "type": "text",
                      *             "content": "Hello, my order is late",
+                     *             "attachments": [],
                      *             "isRead": true,
                      *             "isEdited": false,
                      *             "editedAt": null,
@@ -9615,6 +9947,7 @@ export interface operations {
                      *             "senderName": null,
                      *             "type": "text",
                      *             "content": "Hello, my order is late",
+                     *             "attachments": [],
                      *             "isRead": true,
                      *             "isEdited": false,
                      *             "editedAt": null,
@@ -10633,6 +10966,183 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    createUpload: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a POST safe to retry: the same key with the same body within 24 h replays the first response (with `Idempotent-Replayed: true`); with another body it is 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Your own correlation id (8–128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "filename": "invoice.pdf",
+                 *       "contentType": "application/pdf",
+                 *       "size": 48213
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateUploadRequest"];
+            };
+        };
+        responses: {
+            /** @description The pending upload, with its upload URL */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019a7c1f-0b00-7a31-8b42-5c53d64e7515",
+                     *       "filename": "invoice.pdf",
+                     *       "contentType": "application/pdf",
+                     *       "size": 48213,
+                     *       "createdAt": "2026-11-21T10:01:00.000Z",
+                     *       "status": "pending",
+                     *       "uploadUrl": "https://uploads.example.s3.eu-west-1.amazonaws.com/pending/019a7c1e-5b2a-7c31-9f4e-2d8a6b0c1e01/019a7c1f-0b00-7a31-8b42-5c53d64e7515?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAEXAMPLE%2F20261121%2Feu-west-1%2Fs3%2Faws4_request&X-Amz-Date=20261121T100100Z&X-Amz-Expires=900&X-Amz-SignedHeaders=content-length%3Bcontent-type%3Bhost&X-Amz-Signature=5f1c0e2d",
+                     *       "uploadMethod": "PUT",
+                     *       "uploadHeaders": {
+                     *         "Content-Type": "application/pdf"
+                     *       },
+                     *       "expiresAt": "2026-11-21T10:16:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Upload"];
+                };
+            };
+            400: components["responses"]["BadRequestLimited"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["IntegrationModuleRequiredLimited"];
+            403: components["responses"]["ForbiddenLimited"];
+            409: components["responses"]["ConflictLimited"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationErrorLimited"];
+            429: components["responses"]["RateLimitedLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getUpload: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your own correlation id (8–128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The upload */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019a7c1f-0b00-7a31-8b42-5c53d64e7515",
+                     *       "filename": "invoice.pdf",
+                     *       "contentType": "application/pdf",
+                     *       "size": 48213,
+                     *       "createdAt": "2026-11-21T10:01:00.000Z",
+                     *       "status": "ready",
+                     *       "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *       "downloadUrl": "https://uploads.example.s3.eu-west-1.amazonaws.com/files/019a7c1e-5b2a-7c31-9f4e-2d8a6b0c1e01/019a7c1f-0b00-7a31-8b42-5c53d64e7515?response-content-disposition=attachment%3B%20filename%3D%22invoice.pdf%22&X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAEXAMPLE%2F20261121%2Feu-west-1%2Fs3%2Faws4_request&X-Amz-Date=20261121T100100Z&X-Amz-Expires=900&X-Amz-SignedHeaders=content-length%3Bcontent-type%3Bhost&X-Amz-Signature=5f1c0e2d",
+                     *       "expiresAt": "2026-11-21T10:17:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Upload"];
+                };
+            };
+            400: components["responses"]["BadRequestLimited"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["IntegrationModuleRequiredLimited"];
+            403: components["responses"]["ForbiddenLimited"];
+            404: components["responses"]["NotFoundLimited"];
+            422: components["responses"]["ValidationErrorLimited"];
+            429: components["responses"]["RateLimitedLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    completeUpload: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a POST safe to retry: the same key with the same body within 24 h replays the first response (with `Idempotent-Replayed: true`); with another body it is 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Your own correlation id (8–128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The upload, ready */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019a7c1f-0b00-7a31-8b42-5c53d64e7515",
+                     *       "filename": "invoice.pdf",
+                     *       "contentType": "application/pdf",
+                     *       "size": 48213,
+                     *       "createdAt": "2026-11-21T10:01:00.000Z",
+                     *       "status": "ready",
+                     *       "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *       "downloadUrl": "https://uploads.example.s3.eu-west-1.amazonaws.com/files/019a7c1e-5b2a-7c31-9f4e-2d8a6b0c1e01/019a7c1f-0b00-7a31-8b42-5c53d64e7515?response-content-disposition=attachment%3B%20filename%3D%22invoice.pdf%22&X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAEXAMPLE%2F20261121%2Feu-west-1%2Fs3%2Faws4_request&X-Amz-Date=20261121T100100Z&X-Amz-Expires=900&X-Amz-SignedHeaders=content-length%3Bcontent-type%3Bhost&X-Amz-Signature=5f1c0e2d",
+                     *       "expiresAt": "2026-11-21T10:17:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Upload"];
+                };
+            };
+            400: components["responses"]["BadRequestLimited"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["IntegrationModuleRequiredLimited"];
+            403: components["responses"]["ForbiddenLimited"];
+            404: components["responses"]["NotFoundLimited"];
+            409: components["responses"]["ConflictLimited"];
+            422: components["responses"]["ValidationErrorLimited"];
+            429: components["responses"]["RateLimitedLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     onConversationCreated: {
         parameters: {
             query?: never;
@@ -11170,7 +11680,8 @@ export interface operations {
                  *         "deletedAt": null,
                  *         "replyToId": "019a7c1f-0a12-7c44-8d55-1e66f77a8804",
                  *         "mentions": null,
-                 *         "searchVector": "it left our warehouse this morning tracking number 1z999"
+                 *         "searchVector": "it left our warehouse this morning tracking number 1z999",
+                 *         "attachments": []
                  *       }
                  *     }
                  */
@@ -11225,7 +11736,8 @@ export interface operations {
                  *         "deletedAt": null,
                  *         "replyToId": "019a7c1f-0a12-7c44-8d55-1e66f77a8804",
                  *         "mentions": null,
-                 *         "searchVector": "it left our warehouse this morning tracking number 1z999"
+                 *         "searchVector": "it left our warehouse this morning tracking number 1z999",
+                 *         "attachments": []
                  *       }
                  *     }
                  */

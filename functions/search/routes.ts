@@ -1,0 +1,3 @@
+import { searchConversations } from './search-conversations';
+
+export const searchRoutes = [searchConversations];

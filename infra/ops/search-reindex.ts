@@ -1,0 +1,59 @@
+import { readStackState } from '../local/stack-state';
+
+const HELP = `npm run search:reindex -- [--org <id>]... [--fresh]
+
+Rebuilds the search index (PostgreSQL) from the table, the system of record: each organization's
+settings, conversations, messages and notes, through the same projection and writer as the stream
+worker (rows already newer are kept, so the service may keep running). Prints progress.
+
+  --org <id>   only this organization (repeatable); default: every organization
+  --fresh      first drop the organization's rows (texts deleted since are then gone for sure)
+
+Where: the running local stack (.local-data/local-stack.json from npm start), or the environment:
+TABLE_NAME, AWS_ENDPOINT_URL_DYNAMODB (or AWS credentials and region), and SEARCH_DATABASE_URL or
+SEARCH_DB_HOST/SEARCH_DB_PORT/SEARCH_DB_NAME/SEARCH_DB_USER (IAM authentication, from inside the VPC).`;
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  if (args.includes('--help') || args.includes('-h')) {
+    console.log(HELP);
+    return;
+  }
+  const orgIds: string[] = [];
+  let fresh = false;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === '--org' && args[i + 1]) orgIds.push(String(args[++i]));
+    else if (arg === '--fresh') fresh = true;
+    else throw new Error(`Unknown argument ${arg}\n\n${HELP}`);
+  }
+  if (!process.env.TABLE_NAME) {
+    const state = readStackState();
+    if (!state) throw new Error('No running local stack (npm start) and no TABLE_NAME: see --help');
+    for (const [name, value] of Object.entries(state.env)) process.env[name] ??= value;
+    process.env.AWS_ACCESS_KEY_ID ??= 'local';
+    process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
+  }
+  // Imported only now: the data layer reads its configuration at load.
+  const { rebuildIndex } = await import('../../shared/search/rebuild');
+  const { closeSearchPool } = await import('../../shared/search/connection');
+  const t0 = Date.now();
+  const seconds = () => ((Date.now() - t0) / 1000).toFixed(1);
+  const done = await rebuildIndex({
+    ...(orgIds.length > 0 && { orgIds }),
+    fresh,
+    onProgress: (progress, orgId) =>
+      console.log(
+        `[${seconds()}s] organization ${orgId}: ${progress.conversations} conversations, ${progress.rows} rows written (${progress.organizations} organizations done)`,
+      ),
+  });
+  console.log(
+    `Rebuilt in ${seconds()} s: ${done.organizations} organizations, ${done.conversations} conversations, ${done.rows} rows`,
+  );
+  await closeSearchPool();
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,62 @@
+import pg from 'pg';
+
+/**
+ * The search index's PostgreSQL connection: the same driver (`pg`) and SQL in AWS, locally and in
+ * the tests (docs/decisions.md, "Search engine").
+ *
+ * - `SEARCH_DATABASE_URL` (local stack, tests, bench): a plain `postgres://user:password@host:port/db`.
+ * - In AWS: `SEARCH_DB_HOST`, `SEARCH_DB_PORT`, `SEARCH_DB_NAME`, `SEARCH_DB_USER`, with IAM database
+ *   authentication: the password is a 15-minute token signed with the function's role (no secret to
+ *   read, no network call to mint it), over TLS.
+ *
+ * One connection per Lambda instance (an instance serves one request at a time), so the database's
+ * connection limit bounds the functions' reserved concurrency, not the traffic.
+ */
+let pool: pg.Pool | undefined;
+
+function poolConfig(): pg.PoolConfig {
+  const env = process.env;
+  const url = env.SEARCH_DATABASE_URL;
+  const max = Number(env.SEARCH_DB_POOL_MAX ?? 1);
+  if (url) return { connectionString: url, max, idleTimeoutMillis: 60_000 };
+  const host = env.SEARCH_DB_HOST;
+  const user = env.SEARCH_DB_USER;
+  if (!host || !user)
+    throw new Error('The search index is not configured: set SEARCH_DATABASE_URL or SEARCH_DB_HOST');
+  const port = Number(env.SEARCH_DB_PORT ?? 5432);
+  let signer: Promise<{ getAuthToken(): Promise<string> }> | undefined;
+  return {
+    host,
+    port,
+    user,
+    database: env.SEARCH_DB_NAME ?? 'search',
+    max,
+    // Loaded only where IAM authentication is used: the local stack never needs the signer.
+    password: async () => {
+      signer ??= import('@aws-sdk/rds-signer').then(
+        ({ Signer }) => new Signer({ hostname: host, port, username: user, region: env.AWS_REGION }),
+      );
+      return (await signer).getAuthToken();
+    },
+    ssl: { rejectUnauthorized: false },
+    idleTimeoutMillis: 0,
+    connectionTimeoutMillis: 20_000,
+  };
+}
+
+/** The process's pool, created on first use. */
+export function searchPool(): pg.Pool {
+  if (!pool) {
+    pool = new pg.Pool(poolConfig());
+    // An idle connection dropped by the server (a paused cluster, a restart) is replaced on next use.
+    pool.on('error', () => undefined);
+  }
+  return pool;
+}
+
+/** Closes the pool (scripts, tests). */
+export async function closeSearchPool(): Promise<void> {
+  const current = pool;
+  pool = undefined;
+  await current?.end();
+}
