@@ -18,7 +18,7 @@ import { type LocalFunction, ROOT } from './template';
 
 export type IsolateKind = 'thread' | 'process';
 
-/** Development settings of `npm start` (README, Environment) a function gets when they are set. */
+/** Development settings of `npm start` (docs/local.md, Environment) a function gets when they are set. */
 export const LOCAL_SETTINGS = [
   'RATE_LIMIT_PER_MINUTE',
   'AUTH_CACHE_TTL_MS',

@@ -16,9 +16,10 @@ describe('repository files', () => {
     expect(document.info.license.identifier).toBe('Apache-2.0');
   });
 
-  it('.env.example lists every variable of the README environment table', async () => {
-    const readme = await read('README.md');
-    const table = readme.slice(readme.indexOf('### Environment'), readme.indexOf('### Webhooks locally'));
+  it('.env.example lists every variable of the environment table of docs/local.md', async () => {
+    const local = await read('docs/local.md');
+    const start = local.indexOf('## Environment');
+    const table = local.slice(start, local.indexOf('\n## ', start + 1));
     const names = new Set<string>();
     for (const row of table.split('\n').filter((line) => line.startsWith('| `'))) {
       const cell = row.split('|')[1] ?? '';
