@@ -161,8 +161,32 @@ beforeAll(async () => {
     body: providerBody,
   });
   const providerPath = `/api/admin/ai-providers/${provider.body.id}`;
+  // An upload whose bytes are in storage, for its GET and its complete.
+  const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(55, 0x20)]);
+  const upload = await call<{ id: string; uploadUrl: string }>('POST', '/api/uploads', {
+    token: tenant.apiKey,
+    body: { filename: 'invoice.pdf', contentType: 'application/pdf', size: pdf.length },
+  });
+  await fetch(upload.body.uploadUrl, {
+    method: 'PUT',
+    headers: { 'Content-Type': 'application/pdf' },
+    body: pdf,
+  });
   samples = new Map<string, Sample>([
     ['GET /api/health', { path: '/api/health' }],
+    [
+      'POST /api/uploads',
+      {
+        token: tenant.apiKey,
+        path: '/api/uploads',
+        body: { filename: 'photo.png', contentType: 'image/png', size: 1024 },
+      },
+    ],
+    ['GET /api/uploads/{id}', { token: tenant.apiKey, path: `/api/uploads/${upload.body.id}` }],
+    [
+      'POST /api/uploads/{id}/complete',
+      { token: tenant.apiKey, path: `/api/uploads/${upload.body.id}/complete` },
+    ],
     ['GET /api/openapi.json', { path: '/api/openapi.json' }],
     ['GET /api/docs', { path: '/api/docs' }],
     ['GET /api/docs/assets/{file}', { path: '/api/docs/assets/swagger-ui.css' }],
