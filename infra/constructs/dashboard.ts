@@ -70,7 +70,9 @@ export class ServiceDashboard extends Construct {
   constructor(scope: Construct, id: string, props: ServiceDashboardProps) {
     super(scope, id);
     const { api, stage, routes, functions, table, indexNames, queues, realtime, webhookDeliveries } = props;
-    const stack = Stack.of(this);
+    // Named after the service's stack, also when the dashboard sits in a nested stack of it.
+    let stack = Stack.of(this);
+    while (stack.nestedStackParent) stack = stack.nestedStackParent;
     this.dashboard = new Dashboard(this, 'Resource', {
       dashboardName: `${stack.stackName}-operations`,
       defaultInterval: Duration.hours(3),

@@ -953,7 +953,13 @@ export class ServiceStack extends Stack {
         },
       ],
     );
-    const stackAlarms = paging.map(([alarmId, alarm]) => alarms.add(`${alarmId}Alarm`, alarm, this));
+    // The paging alarms, the dashboard and the saved queries: a nested stack of their own, like the
+    // function and route alarms, so the main stack's resources (the API's method tree above all)
+    // stay clear of CloudFormation's 500.
+    const operations = new NestedStack(this, 'Operations', {
+      description: 'paging alarms, the dashboard and the saved log queries',
+    });
+    const stackAlarms = paging.map(([alarmId, alarm]) => alarms.add(`${alarmId}Alarm`, alarm, operations));
     // Two or three alarms per function: a nested stack of their own keeps the main stack's count of
     // resources (API methods above all) clear of CloudFormation's 500 as routes and workers are added.
     const functionAlarms = new NestedStack(this, 'FunctionAlarms', {
@@ -970,7 +976,7 @@ export class ServiceStack extends Stack {
       dependsOn: api.deploymentStage,
     });
 
-    new ServiceDashboard(this, 'Dashboard', {
+    new ServiceDashboard(operations, 'Dashboard', {
       api,
       stage: api.deploymentStage,
       routes: routeMethods,
@@ -983,7 +989,7 @@ export class ServiceStack extends Stack {
       // The per-route alarms stay out of it (their routes' graphs are there): no nested-stack outputs.
       alarms: stackAlarms,
     });
-    new LogQueries(this, 'LogQueries', {
+    new LogQueries(operations, 'LogQueries', {
       functionLogs: functions.map(({ fn }) => fn.logGroup),
       accessLog: accessLogs,
       folder: this.stackName,
