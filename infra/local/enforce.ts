@@ -94,6 +94,18 @@ function s3Checks(operation: string, input: Input, identity: Identity): Check[] 
     case 'AbortMultipartUpload':
     case 'DeleteObject':
       return [{ action: `s3:${operation}`, resources: [object] }];
+    case 'CopyObject': {
+      // No s3:CopyObject action exists: S3 reads the source and writes the destination as the caller.
+      const source = decodeURIComponent(str(input.CopySource).replace(/^\//, '').split('?')[0] ?? '');
+      const sourceBucket = source.split('/')[0] ?? '';
+      const sourceKey = identity.bucketKeys[sourceBucket];
+      return [
+        { action: 's3:GetObject', resources: [`arn:aws:s3:::${source}`] },
+        ...(sourceKey ? [{ action: 'kms:Decrypt', resources: [sourceKey] }] : []),
+        { action: 's3:PutObject', resources: [object] },
+        ...kms('GenerateDataKey'),
+      ];
+    }
     case 'ListObjectsV2':
       return [{ action: 's3:ListBucket', resources: [`arn:aws:s3:::${bucket}`] }];
     default:

@@ -8,6 +8,8 @@ export interface SchemaName {
   /** JSON Schema keywords the document states for a rule enforced outside the schema. */
   pattern?: string;
   format?: string;
+  minLength?: number;
+  maxLength?: number;
   maxProperties?: number;
 }
 

@@ -7,7 +7,11 @@ export const searchSorts = ['relevance', 'newest', 'oldest'] as const;
 
 export const searchConversationsQuery = lazily(() =>
   z.strictObject({
+    // Length and content are checked by the query parser, whose 422 names the offset.
     q: documented(z.string(), {
+      minLength: 1,
+      maxLength: 1000,
+      pattern: '\\S',
       description:
         'The query (1–1,000 characters, at most 50 terms and filters): words (all must match; word forms of the organization’s `defaultLocale` match), `word*` (prefix, at least 2 characters), `"a phrase"`, `OR`, `-clause` / `NOT clause`, parentheses (4 levels), and filters: `status:`, `priority:`, `tag:`, `operator:<uuid>|none`, `team:<uuid>|none`, `visitor:<uuid>`, `from:visitor|operator`, `in:messages|notes|title`, `cf.<field>:`, `created>` `created<` `updated>` `updated<` a date or an instant. Quoted values allowed (`tag:"vip customer"`).',
     }),

@@ -26,6 +26,7 @@ const expected: Record<string, Expected> = {
   'events/apigw/analytics-csat.json': { status: 200 },
   'events/apigw/conversations-create.json': { status: 201 },
   'events/apigw/uploads-create.json': { status: 201 },
+  'events/apigw/search-conversations.json': { status: 200 },
   'events/apigw/conversations-get.json': { status: 200 },
   'events/apigw/conversations-list.json': { status: 200 },
   'events/apigw/custom-fields-list.json': { status: 200 },
@@ -48,6 +49,7 @@ const expected: Record<string, Expected> = {
   'events/sqs/webhook-delivery.json': { failures: 0 },
   'events/sqs/conversation-purge.json': { failures: 0 },
   'events/sqs/malware-scan-result.json': { failures: 0 },
+  'events/dynamodb/search-index.json': { failures: 0 },
   // A job no one queued (its id is fresh): the worker leaves it be, as it does a finished one.
   'events/sqs/pdf-transcript.json': { failures: 0 },
   // No such channel in the demo organization: the notification is dropped, not retried.

@@ -81,7 +81,7 @@ describe('a function in its isolate', () => {
     const additions = Object.keys(seen).filter((name) => !(name in declared));
     for (const name of additions)
       expect(name).toMatch(
-        /^(AWS_(REGION|DEFAULT_REGION|EXECUTION_ENV|LAMBDA_\w+|ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN|ENDPOINT_URL_\w+)|LAMBDA_TASK_ROOT|LANG|TZ|PATH|NODE_PATH|RATE_LIMIT_PER_MINUTE|WEBHOOK_\w+|DISCORD_API_BASE_URL|DISCORD_RETRY_SCHEDULE|AI_PROVIDER_\w+|POWERTOOLS_METRICS_DISABLED)$/,
+        /^(AWS_(REGION|DEFAULT_REGION|EXECUTION_ENV|LAMBDA_\w+|ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN|ENDPOINT_URL_\w+)|LAMBDA_TASK_ROOT|LANG|TZ|PATH|NODE_PATH|RATE_LIMIT_PER_MINUTE|AUTH_CACHE_TTL_MS|WEBHOOK_\w+|DISCORD_API_BASE_URL|DISCORD_RETRY_SCHEDULE|AI_PROVIDER_\w+|POWERTOOLS_METRICS_DISABLED)$/,
       );
     expect(seen.ISOLATION_CANARY).toBeUndefined();
     // Another function's variable (the cursor key ring is the conversations group's) is not here.

@@ -306,6 +306,7 @@ beforeAll(async () => {
       },
     ],
     ['GET /api/conversations/{id}', { token: visitor.token, path: conversationPath }],
+    ['GET /api/conversations/search', { token: tenant.apiKey, path: '/api/conversations/search?q=order' }],
     ['POST /api/conversations/{id}/read', { token: tenant.apiKey, path: `${conversationPath}/read` }],
     [
       'PATCH /api/conversations/{id}',
