@@ -5,6 +5,7 @@ import type { RouteCatalog } from '../shared/http/route-catalog';
 import { methodsByPath } from '../shared/http/router';
 import { adminRoutes } from './admin/routes';
 import { analyticsRoutes } from './analytics/routes';
+import { auditRoutes } from './audit/routes';
 import { chatbotRoutes } from './chatbot/routes';
 import { conversationRoutes } from './conversations/routes';
 import { customFieldRoutes } from './custom-fields/routes';
@@ -89,6 +90,7 @@ export function routeTable(): readonly RouteGroup[] {
         'survey (CSAT) responses, CSAT analytics and the analytics export, from daily aggregates (part-days item by item)',
       routes: analyticsRoutes,
     },
+    { name: 'audit', description: 'the audit log (read-only)', routes: auditRoutes },
   ];
   return table;
 }

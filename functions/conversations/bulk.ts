@@ -3,6 +3,7 @@ import { clock } from '../../shared/clock';
 import { actorOf } from '../../shared/conversations/actor';
 import { type StoredConversation, withChange } from '../../shared/conversations/state';
 import { auditWrite } from '../../shared/db/audit';
+import { auditActorOf, orgAudit } from '../../shared/db/org-audit';
 import { batchGet } from '../../shared/db/batch';
 import { conversationStateWrite, storedConversationOf, toConversation } from '../../shared/db/conversations';
 import { eventWrite } from '../../shared/db/events';
@@ -47,6 +48,7 @@ function nextChunk(
   orgId: string,
   pending: readonly StoredConversation[],
   change: Change,
+  audit: ChunkAudit,
 ): { writes: Write[]; taken: number } {
   const own: Write[] = [];
   const moved: { before: StoredConversation; after: StoredConversation }[] = [];
@@ -58,13 +60,36 @@ function nextChunk(
     const withThese = [...increments, ...(changed?.increments ?? [])];
     const withMoved = changed ? [...moved, { before: current, after: changed.next }] : moved;
     const counters = incrementWrites(withThese).length + teamLoadWrites(orgId, withMoved).length;
-    if (taken > 0 && own.length + writes.length + counters > MAX_ACTIONS) break;
+    // One action is the chunk's audit entry.
+    if (taken > 0 && own.length + writes.length + counters > MAX_ACTIONS - 1) break;
     own.push(...writes);
     increments = withThese;
     if (changed) moved.push({ before: current, after: changed.next });
     taken++;
   }
-  return { writes: [...own, ...incrementWrites(increments), ...teamLoadWrites(orgId, moved)], taken };
+  const chunkIds = pending.slice(0, taken).map((conversation) => conversation.id);
+  return {
+    writes: [...own, ...incrementWrites(increments), ...teamLoadWrites(orgId, moved), audit(chunkIds)],
+    taken,
+  };
+}
+
+/**
+ * The audit-log entry of one chunk, in the chunk's own transaction: a bulk call of more than one
+ * chunk records one entry per chunk, each naming the conversations it committed.
+ */
+type ChunkAudit = (conversationIds: string[]) => Write;
+
+function bulkAudit(caller: OrgCaller, type: string): ChunkAudit {
+  const by = auditActorOf(caller);
+  return (conversationIds) => ({
+    action: orgAudit.write(caller.orgId, {
+      ...by,
+      type,
+      target: { type: 'conversations', id: conversationIds[0] ?? '' },
+      details: { conversationIds },
+    }),
+  });
 }
 
 /**
@@ -77,6 +102,7 @@ async function applyToAll(
   caller: OrgCaller,
   conversationIds: readonly string[],
   change: Change,
+  audit: ChunkAudit,
 ): Promise<number> {
   const ids = [...new Set(conversationIds)];
   const found = await readAll(caller.orgId, ids.filter(isUuid));
@@ -87,7 +113,7 @@ async function applyToAll(
   let pending = ids.map((id) => found.get(id) as StoredConversation);
   let attempt = 1;
   while (pending.length > 0) {
-    const { writes, taken } = nextChunk(caller.orgId, pending, change);
+    const { writes, taken } = nextChunk(caller.orgId, pending, change, audit);
     try {
       await transact(writes);
       pending = pending.slice(taken);
@@ -147,7 +173,7 @@ export const bulkClose = route({
         ],
         increments: stats.conversationClosed(next),
       };
-    });
+    }, bulkAudit(caller, 'conversation.bulk_closed'));
     return ok({ success: true, closed });
   },
 });
@@ -194,7 +220,7 @@ export const bulkDelete = route({
           ? stats.surveyCounted(caller.orgId, current.id, current.activeSurvey, -1)
           : [],
       };
-    });
+    }, bulkAudit(caller, 'conversation.bulk_deleted'));
     return ok({ success: true, deleted });
   },
 });

@@ -1,4 +1,5 @@
 import type { ApiKeyCaller, OperatorCaller } from '../../shared/auth/caller';
+import { auditActorOf } from '../../shared/db/org-audit';
 import { clock } from '../../shared/clock';
 import { actorOf } from '../../shared/conversations/actor';
 import { tableName } from '../../shared/db/client';
@@ -112,6 +113,7 @@ export const deleteNote = route({
       conversationId: params.id,
       noteId: params.noteId,
       actor: actorOf(caller),
+      by: auditActorOf(caller),
       ...(caller.kind === 'operator' ? { authorId: caller.operatorId } : {}),
     });
     if (!result.ok) {

@@ -295,9 +295,15 @@ export const keys = {
     sk: 'IDEMPOTENCY',
   }),
 
-  /** The organization's own audit trail (exports, transcript e-mails, impersonation; later key revocation), time-ordered. */
-  orgAudit: (orgId: string, entryId: string): Key => ({ pk: `${org(orgId)}#AUDIT`, sk: `AUDIT#${entryId}` }),
-  orgAuditPartition: (orgId: string) => `${org(orgId)}#AUDIT`,
+  /**
+   * The audit log, time-ordered: an organization's (`GET /api/audit-events`), or with `null` the
+   * platform's own (AI providers, which belong to no organization).
+   */
+  orgAudit: (orgId: string | null, entryId: string): Key => ({
+    pk: `${orgId ? org(orgId) : 'PLATFORM'}#AUDIT`,
+    sk: `AUDIT#${entryId}`,
+  }),
+  orgAuditPartition: (orgId: string | null) => `${orgId ? org(orgId) : 'PLATFORM'}#AUDIT`,
   orgAuditPrefix: 'AUDIT#',
   /** An asynchronous export (a PDF transcript): its own partition, read by id only. */
   exportJob: (orgId: string, jobId: string): Key => ({

@@ -7,6 +7,7 @@ import { sanitizeText } from '../sanitize/text';
 import type { Note } from '../schemas/note';
 import { noteProjection } from '../schemas/projections';
 import { auditWrite } from './audit';
+import { type AuditBy, orgAudit } from './org-audit';
 import { db, tableName } from './client';
 import { conversationLive } from './conversations';
 import { eventWrite, realtimeWrite } from './events';
@@ -56,7 +57,7 @@ export type DeleteNoteResult =
  * realtime invalidation and the conversation's audit entry.
  */
 function deleteWrites(
-  input: { orgId: string; conversationId: string; noteId: string; actor: Actor; authorId?: string },
+  input: { orgId: string; conversationId: string; noteId: string; actor: Actor; authorId?: string; by?: AuditBy },
   deletedAt: string,
 ): Write[] {
   const { orgId, conversationId, noteId, actor } = input;
@@ -86,6 +87,14 @@ function deleteWrites(
     }),
     auditWrite(orgId, conversationId, 'NOTE', { type: 'note.deleted', noteId, actor, at: deletedAt }),
     conversationLive(orgId, conversationId),
+    {
+      action: orgAudit.write(orgId, {
+        ...(input.by ?? { actor }),
+        type: 'note.deleted',
+        target: { type: 'note', id: noteId },
+        details: { conversationId },
+      }),
+    },
   ];
 }
 
@@ -132,6 +141,8 @@ export const notes = {
     noteId: string;
     actor: Actor;
     authorId?: string;
+    /** The audit log's actor (impersonation included); `actor` when absent. */
+    by?: AuditBy;
   }): Promise<DeleteNoteResult> {
     const budget = new RetryBudget();
     for (let attempt = 1; ; attempt++) {

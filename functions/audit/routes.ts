@@ -1,0 +1,3 @@
+import { listAuditEvents } from './list-audit-events';
+
+export const auditRoutes = [listAuditEvents];
