@@ -1,7 +1,7 @@
-import { auditActorOf } from '../../shared/db/org-audit';
 import { probeProvider } from '../../shared/ai-providers/probe';
 import { config, configDefaults } from '../../shared/config';
 import { aiProviders } from '../../shared/db/ai-providers';
+import { auditActorOf } from '../../shared/db/org-audit';
 import { NotFoundError } from '../../shared/errors';
 import { created, ok, route } from '../../shared/http/route';
 import {
@@ -59,12 +59,12 @@ export const createAiProvider = route({
     created(
       await aiProviders.create(
         {
-        name: body.name,
-        kind: body.kind,
-        baseUrl: body.baseUrl,
-        model: body.model,
-        enabled: body.enabled ?? true,
-        apiKey: body.apiKey ?? undefined,
+          name: body.name,
+          kind: body.kind,
+          baseUrl: body.baseUrl,
+          model: body.model,
+          enabled: body.enabled ?? true,
+          apiKey: body.apiKey ?? undefined,
         },
         auditActorOf(caller),
       ),
@@ -125,12 +125,12 @@ export const updateAiProvider = route({
     const updated = await aiProviders.update(
       params.id,
       {
-      name: body.name,
-      kind: body.kind,
-      baseUrl: body.baseUrl,
-      model: body.model,
-      enabled: body.enabled,
-      apiKey: body.apiKey ?? undefined,
+        name: body.name,
+        kind: body.kind,
+        baseUrl: body.baseUrl,
+        model: body.model,
+        enabled: body.enabled,
+        apiKey: body.apiKey ?? undefined,
       },
       auditActorOf(caller),
     );

@@ -4,7 +4,8 @@ import { ok, route } from '../../shared/http/route';
 import { auditEventPage, auditEventsQuery, auditEventTypes } from '../../shared/schemas/audit';
 import { cursorExample, ids } from '../../shared/schemas/examples';
 
-const utc = (instant: string | undefined) => (instant === undefined ? undefined : new Date(instant).toISOString());
+const utc = (instant: string | undefined) =>
+  instant === undefined ? undefined : new Date(instant).toISOString();
 
 export const listAuditEvents = route({
   method: 'GET',

@@ -1,7 +1,7 @@
-import { auditActorOf } from '../../shared/db/org-audit';
 import { authCache } from '../../shared/auth/authenticate';
 import { changedChatbotConfig, replacementOf } from '../../shared/chatbot/config';
 import { clock } from '../../shared/clock';
+import { auditActorOf } from '../../shared/db/org-audit';
 import { organizations } from '../../shared/db/organizations';
 import { ForbiddenError } from '../../shared/errors';
 import { ok, route } from '../../shared/http/route';

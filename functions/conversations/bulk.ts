@@ -3,12 +3,12 @@ import { clock } from '../../shared/clock';
 import { actorOf } from '../../shared/conversations/actor';
 import { type StoredConversation, withChange } from '../../shared/conversations/state';
 import { auditWrite } from '../../shared/db/audit';
-import { auditActorOf, orgAudit } from '../../shared/db/org-audit';
 import { batchGet } from '../../shared/db/batch';
 import { conversationStateWrite, storedConversationOf, toConversation } from '../../shared/db/conversations';
 import { eventWrite } from '../../shared/db/events';
 import { type Increment, incrementWrites } from '../../shared/db/increments';
 import { keys } from '../../shared/db/keys';
+import { auditActorOf, orgAudit } from '../../shared/db/org-audit';
 import { stats } from '../../shared/db/stats';
 import { teamLoadWrites } from '../../shared/db/team-load';
 import { ConcurrentChangeError, RetryBudget, transact, type Write } from '../../shared/db/transaction';
@@ -161,19 +161,24 @@ export const bulkClose = route({
     response: { success: true, closed: 1 },
   },
   handle: async ({ caller, body }) => {
-    const closed = await applyToAll(caller, body.conversationIds, (current) => {
-      if (current.status === 'closed') return undefined;
-      const next = bumped(current, { status: 'closed', snoozedUntil: null });
-      const api = toConversation(next);
-      return {
-        next,
-        writes: [
-          eventWrite(caller.orgId, 'conversation.updated', api),
-          eventWrite(caller.orgId, 'conversation.closed', api),
-        ],
-        increments: stats.conversationClosed(next),
-      };
-    }, bulkAudit(caller, 'conversation.bulk_closed'));
+    const closed = await applyToAll(
+      caller,
+      body.conversationIds,
+      (current) => {
+        if (current.status === 'closed') return undefined;
+        const next = bumped(current, { status: 'closed', snoozedUntil: null });
+        const api = toConversation(next);
+        return {
+          next,
+          writes: [
+            eventWrite(caller.orgId, 'conversation.updated', api),
+            eventWrite(caller.orgId, 'conversation.closed', api),
+          ],
+          increments: stats.conversationClosed(next),
+        };
+      },
+      bulkAudit(caller, 'conversation.bulk_closed'),
+    );
     return ok({ success: true, closed });
   },
 });
@@ -202,25 +207,30 @@ export const bulkDelete = route({
   },
   handle: async ({ caller, body }) => {
     const actor = actorOf(caller);
-    const deleted = await applyToAll(caller, body.conversationIds, (current) => {
-      const deletedAt = clock.nowIso();
-      const next = bumped(current, { deletedAt });
-      return {
-        next,
-        writes: [
-          eventWrite(caller.orgId, 'conversation.deleted', {
-            id: current.id,
-            deletedAt,
-            version: next.version,
-          }),
-          auditWrite(caller.orgId, current.id, 'DELETION', { type: 'conversation.deleted', actor }),
-        ],
-        // Surveys of deleted conversations do not count in CSAT any more.
-        increments: current.activeSurvey
-          ? stats.surveyCounted(caller.orgId, current.id, current.activeSurvey, -1)
-          : [],
-      };
-    }, bulkAudit(caller, 'conversation.bulk_deleted'));
+    const deleted = await applyToAll(
+      caller,
+      body.conversationIds,
+      (current) => {
+        const deletedAt = clock.nowIso();
+        const next = bumped(current, { deletedAt });
+        return {
+          next,
+          writes: [
+            eventWrite(caller.orgId, 'conversation.deleted', {
+              id: current.id,
+              deletedAt,
+              version: next.version,
+            }),
+            auditWrite(caller.orgId, current.id, 'DELETION', { type: 'conversation.deleted', actor }),
+          ],
+          // Surveys of deleted conversations do not count in CSAT any more.
+          increments: current.activeSurvey
+            ? stats.surveyCounted(caller.orgId, current.id, current.activeSurvey, -1)
+            : [],
+        };
+      },
+      bulkAudit(caller, 'conversation.bulk_deleted'),
+    );
     return ok({ success: true, deleted });
   },
 });

@@ -1,11 +1,11 @@
 import type { ApiKeyCaller, OperatorCaller } from '../../shared/auth/caller';
-import { auditActorOf } from '../../shared/db/org-audit';
 import { clock } from '../../shared/clock';
 import { actorOf } from '../../shared/conversations/actor';
 import { tableName } from '../../shared/db/client';
 import { keys } from '../../shared/db/keys';
 import { newNote, notes } from '../../shared/db/notes';
 import { operators } from '../../shared/db/operators';
+import { auditActorOf } from '../../shared/db/org-audit';
 import { mustExist, type Write } from '../../shared/db/transaction';
 import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '../../shared/errors';
 import { created, ok, route } from '../../shared/http/route';

@@ -1,6 +1,6 @@
-import { auditActorOf } from '../../shared/db/org-audit';
 import { conversationFieldRules } from '../../shared/custom-fields/conversation-fields';
 import { customFields } from '../../shared/db/custom-fields';
+import { auditActorOf } from '../../shared/db/org-audit';
 import { NotFoundError } from '../../shared/errors';
 import { ok, route } from '../../shared/http/route';
 import { successResult } from '../../shared/schemas/common';

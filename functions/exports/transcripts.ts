@@ -243,7 +243,12 @@ export const emailTranscript = route({
       ...auditActorOf(caller),
       type: 'transcript.emailed',
       target: { type: 'conversation', id: conversation.id },
-      details: { requestId, to: body.email, messageCount: composed.shownCount, truncated: composed.truncated },
+      details: {
+        requestId,
+        to: body.email,
+        messageCount: composed.shownCount,
+        truncated: composed.truncated,
+      },
     });
     return reply(202, { success: true, messageCount: composed.shownCount, truncated: composed.truncated });
   },

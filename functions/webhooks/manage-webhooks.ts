@@ -141,11 +141,16 @@ export const updateWebhook = route({
   },
   handle: async ({ caller, params, body }) => {
     const url = body.url === undefined ? undefined : await checkedUrl(body.url);
-    const updated = await webhooks.update(caller.orgId, params.id, {
-      url,
-      events: body.events ? [...new Set(body.events)] : undefined,
-      active: body.active,
-    }, auditActorOf(caller));
+    const updated = await webhooks.update(
+      caller.orgId,
+      params.id,
+      {
+        url,
+        events: body.events ? [...new Set(body.events)] : undefined,
+        active: body.active,
+      },
+      auditActorOf(caller),
+    );
     if (!updated) throw new NotFoundError('Webhook not found');
     return ok(updated);
   },
@@ -166,7 +171,8 @@ export const deleteWebhook = route({
   errors: [404],
   examples: { response: { success: true } },
   handle: async ({ caller, params }) => {
-    if (!(await webhooks.remove(caller.orgId, params.id, auditActorOf(caller)))) throw new NotFoundError('Webhook not found');
+    if (!(await webhooks.remove(caller.orgId, params.id, auditActorOf(caller))))
+      throw new NotFoundError('Webhook not found');
     return ok({ success: true });
   },
 });

@@ -151,7 +151,11 @@ export const aiProviders = {
     const updated = await updateExisting(
       keys.aiProvider(providerId),
       { ...fields, ...(apiKey ? await keyFields(providerId, apiKey) : {}) },
-      [providerAudit('ai_provider.updated', providerId, by, { changed: apiKey ? [...changed, 'apiKey'] : changed })],
+      [
+        providerAudit('ai_provider.updated', providerId, by, {
+          changed: apiKey ? [...changed, 'apiKey'] : changed,
+        }),
+      ],
     );
     forgetEnabled();
     return updated ? toProvider(updated) : undefined;

@@ -1,9 +1,4 @@
-import {
-  BatchGetCommand,
-  GetCommand,
-  PutCommand,
-  TransactWriteCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { OperatorRole } from '../auth/caller';
 import { mintOrgToken, type OrgTokenKind } from '../auth/tokens';
 import { clock } from '../clock';

@@ -7,11 +7,11 @@ import { sanitizeText } from '../sanitize/text';
 import type { Note } from '../schemas/note';
 import { noteProjection } from '../schemas/projections';
 import { auditWrite } from './audit';
-import { type AuditBy, orgAudit } from './org-audit';
 import { db, tableName } from './client';
 import { conversationLive } from './conversations';
 import { eventWrite, realtimeWrite } from './events';
 import { keys } from './keys';
+import { type AuditBy, orgAudit } from './org-audit';
 import { projectAs } from './project';
 import { queryPrefix } from './query';
 import { ConcurrentChangeError, RetryBudget, transact, type Write } from './transaction';
@@ -57,7 +57,14 @@ export type DeleteNoteResult =
  * realtime invalidation and the conversation's audit entry.
  */
 function deleteWrites(
-  input: { orgId: string; conversationId: string; noteId: string; actor: Actor; authorId?: string; by?: AuditBy },
+  input: {
+    orgId: string;
+    conversationId: string;
+    noteId: string;
+    actor: Actor;
+    authorId?: string;
+    by?: AuditBy;
+  },
   deletedAt: string,
 ): Write[] {
   const { orgId, conversationId, noteId, actor } = input;

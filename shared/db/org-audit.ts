@@ -49,9 +49,15 @@ const PLATFORM_NAME = 'Platform administrator';
 export function auditActorOf(caller: OrgCaller | PlatformCaller): AuditBy {
   switch (caller.kind) {
     case 'platform':
-      return { actor: { type: 'platform', id: caller.credentialId, name: PLATFORM_NAME }, impersonatedBy: null };
+      return {
+        actor: { type: 'platform', id: caller.credentialId, name: PLATFORM_NAME },
+        impersonatedBy: null,
+      };
     case 'operator':
-      return { actor: { type: 'operator', id: caller.operatorId }, impersonatedBy: caller.impersonatedBy ?? null };
+      return {
+        actor: { type: 'operator', id: caller.operatorId },
+        impersonatedBy: caller.impersonatedBy ?? null,
+      };
     case 'visitor':
       return { actor: { type: 'visitor', id: caller.visitorId }, impersonatedBy: null };
     case 'apiKey':
@@ -114,7 +120,17 @@ function idPrefixAt(ms: number): string {
   return `${keys.orgAuditPrefix}${hex.slice(0, 8)}-${hex.slice(8, 12)}`;
 }
 
-const LEGACY_KEYS = new Set(['pk', 'sk', 'entity', 'id', 'organizationId', 'at', 'action', 'actor', 'expiresAt']);
+const LEGACY_KEYS = new Set([
+  'pk',
+  'sk',
+  'entity',
+  'id',
+  'organizationId',
+  'at',
+  'action',
+  'actor',
+  'expiresAt',
+]);
 
 /** The API shape of a stored entry; entries written before the audit log API (with `action`) too. */
 function toAuditEvent(orgId: string | null, item: Record<string, unknown>): AuditEvent {
@@ -255,7 +271,9 @@ export const orgAudit = {
 async function nameOperators(orgId: string | null, data: AuditEvent[]): Promise<void> {
   if (orgId === null) return;
   const ids = [
-    ...new Set(data.filter((e) => e.actor.type === 'operator' && e.actor.name === null).map((e) => e.actor.id)),
+    ...new Set(
+      data.filter((e) => e.actor.type === 'operator' && e.actor.name === null).map((e) => e.actor.id),
+    ),
   ];
   if (ids.length === 0) return;
   const found = new Map<string, string>();
@@ -267,7 +285,11 @@ async function nameOperators(orgId: string | null, data: AuditEvent[]): Promise<
       const result = await db.send(
         new BatchGetCommand({
           RequestItems: {
-            [tableName]: { Keys: request, ProjectionExpression: 'id, #name', ExpressionAttributeNames: { '#name': 'name' } },
+            [tableName]: {
+              Keys: request,
+              ProjectionExpression: 'id, #name',
+              ExpressionAttributeNames: { '#name': 'name' },
+            },
           },
         }),
       );

@@ -69,7 +69,11 @@ export const organizations = {
    * Replaces the chatbot configuration with its audit entry (one transaction, then a consistent read
    * of the organization); undefined when the organization is gone.
    */
-  async setChatbot(orgId: string, chatbot: ChatbotConfig, by: AuditBy = systemActor): Promise<Organization | undefined> {
+  async setChatbot(
+    orgId: string,
+    chatbot: ChatbotConfig,
+    by: AuditBy = systemActor,
+  ): Promise<Organization | undefined> {
     const updated = await updateExisting(keys.organization(orgId), { chatbot }, [
       orgAudit.write(orgId, {
         ...by,

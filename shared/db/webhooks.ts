@@ -7,8 +7,8 @@ import { openSecret, sealSecret } from '../webhooks/secret-box';
 import { batchGet } from './batch';
 import { db, tableName } from './client';
 import { conditionHeld } from './errors';
-import { type AuditBy, orgAudit } from './org-audit';
 import { keys } from './keys';
+import { type AuditBy, orgAudit } from './org-audit';
 import { projectAs } from './project';
 import { queryPrefix } from './query';
 import { updateExisting } from './update';
@@ -138,7 +138,12 @@ export const webhooks = {
   ) {
     const details = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
     const updated = await updateExisting(keys.webhook(orgId, webhookId), changes, [
-      orgAudit.write(orgId, { ...by, type: 'webhook.updated', target: { type: 'webhook', id: webhookId }, details }),
+      orgAudit.write(orgId, {
+        ...by,
+        type: 'webhook.updated',
+        target: { type: 'webhook', id: webhookId },
+        details,
+      }),
     ]);
     return updated ? toWebhook(updated) : undefined;
   },
@@ -156,7 +161,11 @@ export const webhooks = {
                 ConditionExpression: 'attribute_exists(pk)',
               },
             },
-            orgAudit.write(orgId, { ...by, type: 'webhook.deleted', target: { type: 'webhook', id: webhookId } }),
+            orgAudit.write(orgId, {
+              ...by,
+              type: 'webhook.deleted',
+              target: { type: 'webhook', id: webhookId },
+            }),
           ],
         }),
       ),
