@@ -16,6 +16,7 @@ import { identityRoutes } from './identity/routes';
 import { kbRoutes } from './kb/routes';
 import { operatorTeamRoutes } from './operator-teams/routes';
 import { platformRoutes } from './platform/routes';
+import { visitorRoutes } from './visitors/routes';
 import { webhookRoutes } from './webhooks/routes';
 import { widgetRoutes } from './widget/routes';
 
@@ -91,6 +92,11 @@ export function routeTable(): readonly RouteGroup[] {
       routes: analyticsRoutes,
     },
     { name: 'audit', description: 'the audit log (read-only)', routes: auditRoutes },
+    {
+      name: 'visitors',
+      description: 'visitors as contacts: listing, incremental sync, profile updates, upsert by external id',
+      routes: visitorRoutes,
+    },
   ];
   return table;
 }
