@@ -107,6 +107,7 @@ export const conversationProjection = {
   visitor: visitorProjection,
   lastMessage: messagePreviewProjection,
   firstResponseTimeMs: 'value',
+  deletedAt: 'value',
 } as const satisfies ProjectionOf<Conversation>;
 
 export const messageProjection = {

@@ -60,10 +60,10 @@ export type VisitorProfile = z.infer<typeof visitorProfile>;
 
 const nameText = lazily(() => z.string().check(z.trim(), z.minLength(1), z.maxLength(200), plainText()));
 const emailText = lazily(() => z.email().check(z.maxLength(320)));
-const phoneText = lazily(() => z.string().check(z.regex(E164, 'Expected an E.164 number such as +14155550123')));
-export const externalIdText = lazily(() =>
-  z.string().check(z.minLength(1), z.maxLength(255), plainText()),
+const phoneText = lazily(() =>
+  z.string().check(z.regex(E164, 'Expected an E.164 number such as +14155550123')),
 );
+export const externalIdText = lazily(() => z.string().check(z.minLength(1), z.maxLength(255), plainText()));
 
 export const patchVisitorBody = named('UpdateVisitorRequest', () =>
   z.strictObject({
