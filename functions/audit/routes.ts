@@ -1,3 +1,3 @@
-import { listAuditEvents } from './list-audit-events';
+import { listAuditEvents, listPlatformAuditEvents } from './list-audit-events';
 
-export const auditRoutes = [listAuditEvents];
+export const auditRoutes = [listAuditEvents, listPlatformAuditEvents];

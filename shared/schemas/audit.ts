@@ -58,7 +58,10 @@ export const auditEventPage = named('AuditEventPage', () => cursorPage(auditEven
 
 /** An instant with any offset, as filters take it; compared in UTC. */
 const instant = lazily(() => z.iso.datetime({ offset: true }));
-const filterText = lazily(() => z.string().check(z.minLength(1), z.maxLength(200)));
+/** Ids and types are printable ASCII (a route target reads `PUT /api/chatbot/config`). */
+const filterText = lazily(() =>
+  z.string().check(z.minLength(1), z.maxLength(200), z.regex(/^[\x20-\x7E]+$/, 'Printable ASCII')),
+);
 
 export const auditEventsQuery = lazily(() =>
   z.strictObject({
@@ -73,3 +76,4 @@ export const auditEventsQuery = lazily(() =>
     until: z.optional(instant),
   }),
 );
+export type AuditEventsQuery = z.infer<typeof auditEventsQuery>;

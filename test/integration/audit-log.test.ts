@@ -217,7 +217,9 @@ describe('GET /api/audit-events', () => {
     expect(created.status, created.text).toBe(201);
     await call('DELETE', `/api/admin/ai-providers/${created.body.id}`, { token: platformToken() });
 
-    const page = await audit(platformToken(), `?targetId=${created.body.id}`);
+    const page = await call<Page>('GET', `/api/admin/audit-events?targetId=${created.body.id}`, {
+      token: platformToken(),
+    });
 
     expect(page.status, page.text).toBe(200);
     expect(page.body.data.map((entry) => entry.type)).toEqual(['ai_provider.deleted', 'ai_provider.created']);
