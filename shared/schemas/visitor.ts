@@ -61,7 +61,7 @@ export type VisitorProfile = z.infer<typeof visitorProfile>;
 const nameText = lazily(() => z.string().check(z.trim(), z.minLength(1), z.maxLength(200), plainText()));
 const emailText = lazily(() => z.email().check(z.maxLength(320)));
 const phoneText = lazily(() =>
-  z.string().check(z.regex(E164, 'Expected an E.164 number such as +14155550123')),
+  z.string().check(z.maxLength(16), z.regex(E164, 'Expected an E.164 number such as +14155550123')),
 );
 export const externalIdText = lazily(() => z.string().check(z.minLength(1), z.maxLength(255), plainText()));
 
@@ -93,9 +93,9 @@ export const visitorListQuery = lazily(() =>
   z.strictObject({
     cursor: z.optional(cursorParam),
     limit: pageLimit(20, 100),
-    email: z.optional(z.string().check(z.minLength(1), z.maxLength(320))),
+    email: z.optional(z.string().check(z.minLength(1), z.maxLength(320), plainText())),
     externalId: z.optional(externalIdText),
-    identifier: z.optional(z.string().check(z.minLength(1), z.maxLength(320))),
+    identifier: z.optional(z.string().check(z.minLength(1), z.maxLength(320), plainText())),
     updatedSince: z.optional(z.iso.datetime({ offset: true })),
   }),
 );
