@@ -5,6 +5,7 @@ import type { RouteCatalog } from '../shared/http/route-catalog';
 import { methodsByPath } from '../shared/http/router';
 import { adminRoutes } from './admin/routes';
 import { analyticsRoutes } from './analytics/routes';
+import { auditRoutes } from './audit/routes';
 import { chatbotRoutes } from './chatbot/routes';
 import { conversationRoutes } from './conversations/routes';
 import { customFieldRoutes } from './custom-fields/routes';
@@ -17,6 +18,7 @@ import { operatorTeamRoutes } from './operator-teams/routes';
 import { platformRoutes } from './platform/routes';
 import { searchRoutes } from './search/routes';
 import { uploadRoutes } from './uploads/routes';
+import { visitorRoutes } from './visitors/routes';
 import { webhookRoutes } from './webhooks/routes';
 import { widgetRoutes } from './widget/routes';
 
@@ -100,6 +102,12 @@ export function routeTable(): readonly RouteGroup[] {
       name: 'uploads',
       description: 'attachments: presigned uploads to storage, their checks, fresh download URLs',
       routes: uploadRoutes,
+    },
+    { name: 'audit', description: 'the audit log (read-only)', routes: auditRoutes },
+    {
+      name: 'visitors',
+      description: 'visitors as contacts: listing, incremental sync, profile updates, upsert by external id',
+      routes: visitorRoutes,
     },
   ];
   return table;

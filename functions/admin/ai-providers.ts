@@ -1,6 +1,7 @@
 import { probeProvider } from '../../shared/ai-providers/probe';
 import { config, configDefaults } from '../../shared/config';
 import { aiProviders } from '../../shared/db/ai-providers';
+import { auditActorOf } from '../../shared/db/org-audit';
 import { NotFoundError } from '../../shared/errors';
 import { created, ok, route } from '../../shared/http/route';
 import {
@@ -54,16 +55,19 @@ export const createAiProvider = route({
     },
     response: providerExample,
   },
-  handle: async ({ body }) =>
+  handle: async ({ caller, body }) =>
     created(
-      await aiProviders.create({
-        name: body.name,
-        kind: body.kind,
-        baseUrl: body.baseUrl,
-        model: body.model,
-        enabled: body.enabled ?? true,
-        apiKey: body.apiKey ?? undefined,
-      }),
+      await aiProviders.create(
+        {
+          name: body.name,
+          kind: body.kind,
+          baseUrl: body.baseUrl,
+          model: body.model,
+          enabled: body.enabled ?? true,
+          apiKey: body.apiKey ?? undefined,
+        },
+        auditActorOf(caller),
+      ),
     ),
 });
 
@@ -117,15 +121,19 @@ export const updateAiProvider = route({
     request: { model: 'gpt-4.1-mini', apiKey: '' },
     response: { ...providerExample, model: 'gpt-4.1-mini', updatedAt: '2026-11-21T11:00:00.000Z' },
   },
-  handle: async ({ params, body }) => {
-    const updated = await aiProviders.update(params.id, {
-      name: body.name,
-      kind: body.kind,
-      baseUrl: body.baseUrl,
-      model: body.model,
-      enabled: body.enabled,
-      apiKey: body.apiKey ?? undefined,
-    });
+  handle: async ({ caller, params, body }) => {
+    const updated = await aiProviders.update(
+      params.id,
+      {
+        name: body.name,
+        kind: body.kind,
+        baseUrl: body.baseUrl,
+        model: body.model,
+        enabled: body.enabled,
+        apiKey: body.apiKey ?? undefined,
+      },
+      auditActorOf(caller),
+    );
     if (!updated) throw notFound();
     return ok(updated);
   },
@@ -142,8 +150,8 @@ export const deleteAiProvider = route({
   params: aiProviderParams,
   response: { status: 200, schema: successResult, description: 'Deleted (or already absent)' },
   examples: { response: { success: true } },
-  handle: async ({ params }) => {
-    await aiProviders.remove(params.id);
+  handle: async ({ caller, params }) => {
+    await aiProviders.remove(params.id, auditActorOf(caller));
     return ok({ success: true });
   },
 });

@@ -2,6 +2,7 @@ import { authCache } from '../../shared/auth/authenticate';
 import { config, configDefaults } from '../../shared/config';
 import { credentials } from '../../shared/db/credentials';
 import { operators } from '../../shared/db/operators';
+import { auditActorOf } from '../../shared/db/org-audit';
 import { ConflictError, NotFoundError } from '../../shared/errors';
 import { created, ok, route } from '../../shared/http/route';
 import { successResult, uuid } from '../../shared/schemas/common';
@@ -38,11 +39,12 @@ export const createApiKey = route({
       createdAt: '2026-11-01T08:10:00.000Z',
     },
   },
-  handle: async ({ params, body }) => {
-    const key = await credentials.createApiKey(params.orgId, {
-      name: body.name,
-      scopes: [...new Set(body.scopes)],
-    });
+  handle: async ({ caller, params, body }) => {
+    const key = await credentials.createApiKey(
+      params.orgId,
+      { name: body.name, scopes: [...new Set(body.scopes)] },
+      auditActorOf(caller),
+    );
     if (!key) throw new NotFoundError('Organization not found');
     return created(key);
   },
@@ -60,8 +62,8 @@ export const revokeApiKey = route({
   response: { status: 200, schema: successResult, description: 'Revoked' },
   errors: [404],
   examples: { response: { success: true } },
-  handle: async ({ params }) => {
-    const revoked = await credentials.revokeApiKey(params.orgId, params.keyId);
+  handle: async ({ caller, params }) => {
+    const revoked = await credentials.revokeApiKey(params.orgId, params.keyId, auditActorOf(caller));
     if (!revoked) throw new NotFoundError('API key not found');
     authCache.forgetCredential(params.keyId);
     return ok({ success: true });
@@ -84,8 +86,12 @@ export const createOperator = route({
     request: { name: 'Grace Hopper', email: 'grace@acme.example', role: 'operator' },
     response: operatorExample,
   },
-  handle: async ({ params, body }) => {
-    const result = await operators.create(params.orgId, { ...body, email: body.email.toLowerCase() });
+  handle: async ({ caller, params, body }) => {
+    const result = await operators.create(
+      params.orgId,
+      { ...body, email: body.email.toLowerCase() },
+      auditActorOf(caller),
+    );
     if (!result.ok && result.reason === 'organization_missing')
       throw new NotFoundError('Organization not found');
     if (!result.ok)

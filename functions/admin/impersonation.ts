@@ -4,6 +4,7 @@ import { parseOrgToken } from '../../shared/auth/tokens';
 import { config, configDefaults } from '../../shared/config';
 import { credentials } from '../../shared/db/credentials';
 import { operators } from '../../shared/db/operators';
+import { auditActorOf } from '../../shared/db/org-audit';
 import { NotFoundError } from '../../shared/errors';
 import { ok, route } from '../../shared/http/route';
 import { isoInstant, successResult, uuid } from '../../shared/schemas/common';
@@ -43,8 +44,9 @@ async function endSessionOf(cookie: string | undefined, caller: CallerOf<'platfo
   const parsed = cookie ? parseOrgToken(cookie) : undefined;
   if (parsed?.kind !== 'operatorSession') return;
   const ended = await credentials.endImpersonation(parsed.orgId, parsed.credentialId, parsed.hash, {
-    action: 'impersonation.stopped',
-    actor: { type: 'platform', id: caller.credentialId },
+    ...auditActorOf(caller),
+    type: 'impersonation.stopped',
+    target: { type: 'operator_session', id: parsed.credentialId },
   });
   if (ended) authCache.forgetCredential(parsed.credentialId);
 }
@@ -84,9 +86,10 @@ export const impersonateOperator = route({
       caller.credentialId,
       ttlMs,
       {
-        action: 'impersonation.started',
-        actor: { type: 'platform', id: caller.credentialId },
-        impersonatedOperatorId: operator.id,
+        ...auditActorOf(caller),
+        type: 'impersonation.started',
+        target: { type: 'operator', id: operator.id },
+        details: { impersonatedOperatorId: operator.id },
       },
     );
     return ok(

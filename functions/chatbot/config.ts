@@ -1,6 +1,7 @@
 import { authCache } from '../../shared/auth/authenticate';
 import { changedChatbotConfig, replacementOf } from '../../shared/chatbot/config';
 import { clock } from '../../shared/clock';
+import { auditActorOf } from '../../shared/db/org-audit';
 import { organizations } from '../../shared/db/organizations';
 import { ForbiddenError } from '../../shared/errors';
 import { ok, route } from '../../shared/http/route';
@@ -77,7 +78,7 @@ export const putChatbotConfig = route({
   },
   handle: async ({ caller, organization, body }) => {
     const next = changedChatbotConfig(organization.chatbot, replacementOf(body), clock.nowIso());
-    const updated = await organizations.setChatbot(caller.orgId, next);
+    const updated = await organizations.setChatbot(caller.orgId, next, auditActorOf(caller));
     if (!updated) throw unavailable();
     // This instance simulates with the new configuration at once; others within the cache's 10 s.
     authCache.replaceOrganization(updated);

@@ -8,6 +8,7 @@ import { conversationStateWrite, storedConversationOf, toConversation } from '..
 import { eventWrite } from '../../shared/db/events';
 import { type Increment, incrementWrites } from '../../shared/db/increments';
 import { keys } from '../../shared/db/keys';
+import { auditActorOf, orgAudit } from '../../shared/db/org-audit';
 import { stats } from '../../shared/db/stats';
 import { teamLoadWrites } from '../../shared/db/team-load';
 import { ConcurrentChangeError, RetryBudget, transact, type Write } from '../../shared/db/transaction';
@@ -47,6 +48,7 @@ function nextChunk(
   orgId: string,
   pending: readonly StoredConversation[],
   change: Change,
+  audit: ChunkAudit,
 ): { writes: Write[]; taken: number } {
   const own: Write[] = [];
   const moved: { before: StoredConversation; after: StoredConversation }[] = [];
@@ -58,13 +60,36 @@ function nextChunk(
     const withThese = [...increments, ...(changed?.increments ?? [])];
     const withMoved = changed ? [...moved, { before: current, after: changed.next }] : moved;
     const counters = incrementWrites(withThese).length + teamLoadWrites(orgId, withMoved).length;
-    if (taken > 0 && own.length + writes.length + counters > MAX_ACTIONS) break;
+    // One action is the chunk's audit entry.
+    if (taken > 0 && own.length + writes.length + counters > MAX_ACTIONS - 1) break;
     own.push(...writes);
     increments = withThese;
     if (changed) moved.push({ before: current, after: changed.next });
     taken++;
   }
-  return { writes: [...own, ...incrementWrites(increments), ...teamLoadWrites(orgId, moved)], taken };
+  const chunkIds = pending.slice(0, taken).map((conversation) => conversation.id);
+  return {
+    writes: [...own, ...incrementWrites(increments), ...teamLoadWrites(orgId, moved), audit(chunkIds)],
+    taken,
+  };
+}
+
+/**
+ * The audit-log entry of one chunk, in the chunk's own transaction: a bulk call of more than one
+ * chunk records one entry per chunk, each naming the conversations it committed.
+ */
+type ChunkAudit = (conversationIds: string[]) => Write;
+
+function bulkAudit(caller: OrgCaller, type: string): ChunkAudit {
+  const by = auditActorOf(caller);
+  return (conversationIds) => ({
+    action: orgAudit.write(caller.orgId, {
+      ...by,
+      type,
+      target: { type: 'conversations', id: conversationIds[0] ?? '' },
+      details: { conversationIds },
+    }),
+  });
 }
 
 /**
@@ -77,6 +102,7 @@ async function applyToAll(
   caller: OrgCaller,
   conversationIds: readonly string[],
   change: Change,
+  audit: ChunkAudit,
 ): Promise<number> {
   const ids = [...new Set(conversationIds)];
   const found = await readAll(caller.orgId, ids.filter(isUuid));
@@ -87,7 +113,7 @@ async function applyToAll(
   let pending = ids.map((id) => found.get(id) as StoredConversation);
   let attempt = 1;
   while (pending.length > 0) {
-    const { writes, taken } = nextChunk(caller.orgId, pending, change);
+    const { writes, taken } = nextChunk(caller.orgId, pending, change, audit);
     try {
       await transact(writes);
       pending = pending.slice(taken);
@@ -135,19 +161,24 @@ export const bulkClose = route({
     response: { success: true, closed: 1 },
   },
   handle: async ({ caller, body }) => {
-    const closed = await applyToAll(caller, body.conversationIds, (current) => {
-      if (current.status === 'closed') return undefined;
-      const next = bumped(current, { status: 'closed', snoozedUntil: null });
-      const api = toConversation(next);
-      return {
-        next,
-        writes: [
-          eventWrite(caller.orgId, 'conversation.updated', api),
-          eventWrite(caller.orgId, 'conversation.closed', api),
-        ],
-        increments: stats.conversationClosed(next),
-      };
-    });
+    const closed = await applyToAll(
+      caller,
+      body.conversationIds,
+      (current) => {
+        if (current.status === 'closed') return undefined;
+        const next = bumped(current, { status: 'closed', snoozedUntil: null });
+        const api = toConversation(next);
+        return {
+          next,
+          writes: [
+            eventWrite(caller.orgId, 'conversation.updated', api),
+            eventWrite(caller.orgId, 'conversation.closed', api),
+          ],
+          increments: stats.conversationClosed(next),
+        };
+      },
+      bulkAudit(caller, 'conversation.bulk_closed'),
+    );
     return ok({ success: true, closed });
   },
 });
@@ -176,25 +207,30 @@ export const bulkDelete = route({
   },
   handle: async ({ caller, body }) => {
     const actor = actorOf(caller);
-    const deleted = await applyToAll(caller, body.conversationIds, (current) => {
-      const deletedAt = clock.nowIso();
-      const next = bumped(current, { deletedAt });
-      return {
-        next,
-        writes: [
-          eventWrite(caller.orgId, 'conversation.deleted', {
-            id: current.id,
-            deletedAt,
-            version: next.version,
-          }),
-          auditWrite(caller.orgId, current.id, 'DELETION', { type: 'conversation.deleted', actor }),
-        ],
-        // Surveys of deleted conversations do not count in CSAT any more.
-        increments: current.activeSurvey
-          ? stats.surveyCounted(caller.orgId, current.id, current.activeSurvey, -1)
-          : [],
-      };
-    });
+    const deleted = await applyToAll(
+      caller,
+      body.conversationIds,
+      (current) => {
+        const deletedAt = clock.nowIso();
+        const next = bumped(current, { deletedAt });
+        return {
+          next,
+          writes: [
+            eventWrite(caller.orgId, 'conversation.deleted', {
+              id: current.id,
+              deletedAt,
+              version: next.version,
+            }),
+            auditWrite(caller.orgId, current.id, 'DELETION', { type: 'conversation.deleted', actor }),
+          ],
+          // Surveys of deleted conversations do not count in CSAT any more.
+          increments: current.activeSurvey
+            ? stats.surveyCounted(caller.orgId, current.id, current.activeSurvey, -1)
+            : [],
+        };
+      },
+      bulkAudit(caller, 'conversation.bulk_deleted'),
+    );
     return ok({ success: true, deleted });
   },
 });

@@ -5,6 +5,7 @@ import { tableName } from '../../shared/db/client';
 import { keys } from '../../shared/db/keys';
 import { newNote, notes } from '../../shared/db/notes';
 import { operators } from '../../shared/db/operators';
+import { auditActorOf } from '../../shared/db/org-audit';
 import { mustExist, type Write } from '../../shared/db/transaction';
 import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '../../shared/errors';
 import { created, ok, route } from '../../shared/http/route';
@@ -112,6 +113,7 @@ export const deleteNote = route({
       conversationId: params.id,
       noteId: params.noteId,
       actor: actorOf(caller),
+      by: auditActorOf(caller),
       ...(caller.kind === 'operator' ? { authorId: caller.operatorId } : {}),
     });
     if (!result.ok) {

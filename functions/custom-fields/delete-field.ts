@@ -1,5 +1,6 @@
 import { conversationFieldRules } from '../../shared/custom-fields/conversation-fields';
 import { customFields } from '../../shared/db/custom-fields';
+import { auditActorOf } from '../../shared/db/org-audit';
 import { NotFoundError } from '../../shared/errors';
 import { ok, route } from '../../shared/http/route';
 import { successResult } from '../../shared/schemas/common';
@@ -21,7 +22,7 @@ export const deleteCustomField = route({
   errors: [404],
   examples: { response: { success: true } },
   handle: async ({ caller, params }) => {
-    if (!(await customFields.remove(caller.orgId, params.id)))
+    if (!(await customFields.remove(caller.orgId, params.id, auditActorOf(caller))))
       throw new NotFoundError('Custom field not found');
     conversationFieldRules.forget(caller.orgId);
     return ok({ success: true });

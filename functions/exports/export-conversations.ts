@@ -1,9 +1,8 @@
 import type { OrgCaller } from '../../shared/auth/caller';
 import { clock } from '../../shared/clock';
 import { config, configDefaults } from '../../shared/config';
-import { actorOf } from '../../shared/conversations/actor';
 import { countConversations, type ExportFilters, operatorNames } from '../../shared/db/exports';
-import { orgAudit } from '../../shared/db/org-audit';
+import { auditActorOf, orgAudit } from '../../shared/db/org-audit';
 import { ValidationError } from '../../shared/errors';
 import { conversationExport, type ExportFormat } from '../../shared/exports/conversation-export';
 import { phoneRegions, redactPii } from '../../shared/exports/redact';
@@ -104,16 +103,18 @@ async function startExport(request: ExportRequest): Promise<StreamedReply> {
       publishExportMetrics(summary.rows, summary.bytes);
       try {
         await orgAudit.record(caller.orgId, {
-          action: 'export.conversations',
-          actor: actorOf(caller),
-          operation: request.operation,
-          requestId: request.requestId,
-          format: request.format,
-          redactPii: request.redact,
-          filters: { ...filters, tags: filters.tags ? [...filters.tags] : undefined },
-          matched,
-          startedAt,
-          ...summary,
+          ...auditActorOf(caller),
+          type: 'export.streamed',
+          target: { type: 'export', id: request.requestId },
+          details: {
+            operation: request.operation,
+            format: request.format,
+            redactPii: request.redact,
+            filters: { ...filters, tags: filters.tags ? [...filters.tags] : undefined },
+            matched,
+            startedAt,
+            ...summary,
+          },
         });
       } catch (error) {
         logger.error('export audit entry not written', {

@@ -5,7 +5,7 @@ import { actorOf } from '../../shared/conversations/actor';
 import type { StoredConversation } from '../../shared/db/conversations';
 import { exportJobs, operatorNames } from '../../shared/db/exports';
 import { keys } from '../../shared/db/keys';
-import { orgAudit } from '../../shared/db/org-audit';
+import { auditActorOf, orgAudit } from '../../shared/db/org-audit';
 import { leaseFromWindow } from '../../shared/db/rate-windows';
 import { RateLimitedError } from '../../shared/errors';
 import { CSV_EOL, csvCell, csvRow, StreamedCell } from '../../shared/exports/csv';
@@ -240,13 +240,15 @@ export const emailTranscript = route({
       html: composed.html,
     });
     await orgAudit.record(caller.orgId, {
-      action: 'transcript.emailed',
-      actor: actorOf(caller),
-      requestId,
-      conversationId: conversation.id,
-      to: body.email,
-      messageCount: composed.shownCount,
-      truncated: composed.truncated,
+      ...auditActorOf(caller),
+      type: 'transcript.emailed',
+      target: { type: 'conversation', id: conversation.id },
+      details: {
+        requestId,
+        to: body.email,
+        messageCount: composed.shownCount,
+        truncated: composed.truncated,
+      },
     });
     return reply(202, { success: true, messageCount: composed.shownCount, truncated: composed.truncated });
   },

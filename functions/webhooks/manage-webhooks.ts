@@ -1,4 +1,5 @@
 import { config } from '../../shared/config';
+import { auditActorOf } from '../../shared/db/org-audit';
 import { allWebhooks, webhooks } from '../../shared/db/webhooks';
 import { NotFoundError, ValidationError } from '../../shared/errors';
 import { created, ok, route } from '../../shared/http/route';
@@ -74,7 +75,11 @@ export const createWebhook = route({
     }
     const url = await checkedUrl(body.url);
     const secret = body.secret ?? generateSecret();
-    const registered = await webhooks.create(caller.orgId, { url, events: body.events, secret });
+    const registered = await webhooks.create(
+      caller.orgId,
+      { url, events: body.events, secret },
+      auditActorOf(caller),
+    );
     return created(body.secret === undefined ? { ...registered, secret } : registered);
   },
 });
@@ -136,11 +141,16 @@ export const updateWebhook = route({
   },
   handle: async ({ caller, params, body }) => {
     const url = body.url === undefined ? undefined : await checkedUrl(body.url);
-    const updated = await webhooks.update(caller.orgId, params.id, {
-      url,
-      events: body.events ? [...new Set(body.events)] : undefined,
-      active: body.active,
-    });
+    const updated = await webhooks.update(
+      caller.orgId,
+      params.id,
+      {
+        url,
+        events: body.events ? [...new Set(body.events)] : undefined,
+        active: body.active,
+      },
+      auditActorOf(caller),
+    );
     if (!updated) throw new NotFoundError('Webhook not found');
     return ok(updated);
   },
@@ -161,7 +171,8 @@ export const deleteWebhook = route({
   errors: [404],
   examples: { response: { success: true } },
   handle: async ({ caller, params }) => {
-    if (!(await webhooks.remove(caller.orgId, params.id))) throw new NotFoundError('Webhook not found');
+    if (!(await webhooks.remove(caller.orgId, params.id, auditActorOf(caller))))
+      throw new NotFoundError('Webhook not found');
     return ok({ success: true });
   },
 });
@@ -183,7 +194,7 @@ export const rotateWebhookSecret = route({
   examples: { response: { secret: 'whsec_Xk3Jq8n2Lr5Tv9Wy1Bz4Cd7Fg0Hj6Km8Np2Qs5Ru9Vw=' } },
   handle: async ({ caller, params }) => {
     const secret = generateSecret();
-    if (!(await webhooks.rotate(caller.orgId, params.id, secret)))
+    if (!(await webhooks.rotate(caller.orgId, params.id, secret, auditActorOf(caller))))
       throw new NotFoundError('Webhook not found');
     return ok({ secret });
   },

@@ -20,6 +20,9 @@ export const scopes = [
   'integrations:read',
   'integrations:write',
   'chatbot:write',
+  'visitors:read',
+  'visitors:write',
+  'audit:read',
 ] as const;
 
 export type Scope = (typeof scopes)[number];

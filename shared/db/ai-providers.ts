@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
 import { uuidv7 } from '../ids';
 import { type AiProvider, aiProvider as aiProviderSchema } from '../schemas/ai-provider';
@@ -6,6 +6,7 @@ import { built } from '../schemas/names';
 import { openSealed, seal } from '../webhooks/secret-box';
 import { db, tableName } from './client';
 import { keys } from './keys';
+import { type AuditBy, orgAudit, systemActor } from './org-audit';
 import { pickShape } from './project';
 import { queryPrefix } from './query';
 import { updateExisting } from './update';
@@ -85,10 +86,14 @@ export async function anyAiProviderEnabled(): Promise<boolean> {
   return value;
 }
 
+/** AI providers belong to no organization: their entries go to the platform's own audit log. */
+const providerAudit = (type: string, id: string, by: AuditBy, details?: Record<string, unknown>) =>
+  orgAudit.write(null, { ...by, type, target: { type: 'ai_provider', id }, ...(details ? { details } : {}) });
+
 export const aiProviders = {
   toProvider,
 
-  async create(input: NewAiProvider): Promise<AiProvider> {
+  async create(input: NewAiProvider, by: AuditBy = systemActor): Promise<AiProvider> {
     const id = uuidv7();
     const now = clock.nowIso();
     const { apiKey, ...fields } = input;
@@ -103,10 +108,17 @@ export const aiProviders = {
       ...(apiKey ? await keyFields(id, apiKey) : {}),
     };
     await db.send(
-      new PutCommand({
-        TableName: tableName,
-        Item: { ...keys.aiProvider(id), entity: 'aiProvider', ...stored },
-        ConditionExpression: 'attribute_not_exists(pk)',
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName,
+              Item: { ...keys.aiProvider(id), entity: 'aiProvider', ...stored },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          providerAudit('ai_provider.created', id, by, { name: stored.name, kind: stored.kind }),
+        ],
       }),
     );
     forgetEnabled();
@@ -132,19 +144,33 @@ export const aiProviders = {
   async update(
     providerId: string,
     changes: Partial<Omit<NewAiProvider, 'apiKey'>> & { apiKey?: string | undefined },
+    by: AuditBy = systemActor,
   ): Promise<AiProvider | undefined> {
     const { apiKey, ...fields } = changes;
-    const updated = await updateExisting(keys.aiProvider(providerId), {
-      ...fields,
-      ...(apiKey ? await keyFields(providerId, apiKey) : {}),
-    });
+    const changed = Object.keys(fields).filter((name) => fields[name as keyof typeof fields] !== undefined);
+    const updated = await updateExisting(
+      keys.aiProvider(providerId),
+      { ...fields, ...(apiKey ? await keyFields(providerId, apiKey) : {}) },
+      [
+        providerAudit('ai_provider.updated', providerId, by, {
+          changed: apiKey ? [...changed, 'apiKey'] : changed,
+        }),
+      ],
+    );
     forgetEnabled();
     return updated ? toProvider(updated) : undefined;
   },
 
   /** Idempotent: deleting a provider that is not there is not an error. */
-  async remove(providerId: string): Promise<void> {
-    await db.send(new DeleteCommand({ TableName: tableName, Key: keys.aiProvider(providerId) }));
+  async remove(providerId: string, by: AuditBy = systemActor): Promise<void> {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Delete: { TableName: tableName, Key: keys.aiProvider(providerId) } },
+          providerAudit('ai_provider.deleted', providerId, by),
+        ],
+      }),
+    );
     forgetEnabled();
   },
 

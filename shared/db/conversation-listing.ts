@@ -6,6 +6,7 @@ import { db, tableName } from './client';
 import { toConversation } from './conversations';
 import { decodeCursor, encodeCursor, malformedCursor } from './cursor';
 import { type Key, keys } from './keys';
+import { syncPage } from './sync';
 
 type Item = Record<string, unknown>;
 
@@ -227,4 +228,40 @@ export async function listConversations(
     return item && !item.deletedAt && matches(query, item, since) ? [toConversation(item)] : [];
   });
   return { data, nextCursor: next ? encodeCursor(orgId, queryId, next as Record<string, unknown>) : null };
+}
+
+/**
+ * Incremental sync (`updatedSince`): the organization's conversations by `updatedAt`, oldest first,
+ * from gsi1's `CONVS#UPDATED` entries (kept for soft-deleted ones), read by key and checked against
+ * the listing's other filters; `{ data, nextCursor, done }` as the events feed. A filtered page may
+ * be short: the cursor still moves past every entry read.
+ */
+export async function syncConversations(
+  orgId: string,
+  query: ListConversationsQuery,
+  updatedSince: string,
+  since: string | undefined,
+): Promise<{ data: Conversation[]; nextCursor: string; done: boolean }> {
+  const queryId = JSON.stringify([
+    'conversations-sync',
+    query.status,
+    query.operatorId,
+    query.visitorId,
+    query.priority,
+    query.tag,
+  ]);
+  const read = await syncPage(orgId, queryId, {
+    partition: { index: 'gsi1', pk: keys.conversationUpdated(orgId, '', '').gsi1pk },
+    since: updatedSince,
+    cursor: query.cursor,
+    limit: query.limit,
+  });
+  const items = read.entries.length ? await batchGet(read.entries.map(tableKey), { consistent: false }) : [];
+  const byKey = new Map(items.map((item) => [`${item.pk}|${item.sk}`, item]));
+  const data = read.entries.flatMap((entry) => {
+    const item = byKey.get(`${entry.pk}|${entry.sk}`);
+    if (!item || !matches(query, item, since)) return [];
+    return [{ ...toConversation(item), deletedAt: (item.deletedAt as string | null | undefined) ?? null }];
+  });
+  return { data, nextCursor: read.nextCursor, done: read.done };
 }

@@ -64,6 +64,8 @@ export function conversationItem(conversation: StoredConversation) {
   return {
     ...keys.conversation(orgId, conversation.id),
     ...(conversation.deletedAt ? {} : keys.conversationIndexes({ orgId, ...conversation })),
+    // Incremental sync: kept when deleted, so a sync sees the deletion.
+    ...keys.conversationUpdated(orgId, conversation.updatedAt, conversation.id),
     entity: 'conversation',
     ...state,
     // Absent until the first visitor message, which sets it with `if_not_exists` (see `appendWrite`).
@@ -233,7 +235,19 @@ async function moveLastMessage(
       ':recency': recency,
       ':null': null,
     };
-    const set = ['lastMessage = :preview', 'lastMessageAt = :at', 'updatedAt = :at', 'gsi2sk = :recency'];
+    const updated = keys.conversationUpdated(seen.organizationId, message.createdAt, seen.id);
+    values[':syncPk'] = updated.gsi1pk;
+    values[':syncSk'] = updated.gsi1sk;
+    // The incremental-sync entry follows `updatedAt` here, never in the post's transaction: the
+    // post keeps its commutative, condition-free counting.
+    const set = [
+      'lastMessage = :preview',
+      'lastMessageAt = :at',
+      'updatedAt = :at',
+      'gsi2sk = :recency',
+      'gsi1pk = :syncPk',
+      'gsi1sk = :syncSk',
+    ];
     let condition = `${LIVE} AND lastMessageAt <= :at`;
     if (seen.operatorId) {
       set.push('gsi3sk = :recency');

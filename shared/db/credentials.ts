@@ -1,17 +1,11 @@
-import {
-  BatchGetCommand,
-  GetCommand,
-  PutCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { OperatorRole } from '../auth/caller';
 import { mintOrgToken, type OrgTokenKind } from '../auth/tokens';
 import { clock } from '../clock';
 import { db, tableName, ttlSeconds } from './client';
-import { conditionFailedAt, conditionHeld } from './errors';
+import { conditionFailedAt } from './errors';
 import { type Key, keys } from './keys';
-import { type OrgAuditEntry, orgAudit } from './org-audit';
+import { type AuditBy, type OrgAuditEntry, orgAudit, systemActor } from './org-audit';
 import { type Organization, organizations } from './organizations';
 
 /**
@@ -84,7 +78,7 @@ export const credentials = {
   },
 
   /** Creates an API key if the organization exists; `undefined` otherwise. */
-  async createApiKey(orgId: string, input: { name: string; scopes: string[] }) {
+  async createApiKey(orgId: string, input: { name: string; scopes: string[] }, by: AuditBy = systemActor) {
     const minted = mintOrgToken('apiKey', orgId);
     const record: ApiKeyRecord = {
       id: minted.credentialId,
@@ -106,6 +100,12 @@ export const credentials = {
           TransactItems: [
             organizations.existsCheck(orgId),
             { Put: { TableName: tableName, Item: { ...keys.apiKey(orgId, record.id), ...item } } },
+            orgAudit.write(orgId, {
+              ...by,
+              type: 'api_key.created',
+              target: { type: 'api_key', id: record.id },
+              details: { name: record.name, scopes: record.scopes },
+            }),
           ],
         }),
       );
@@ -116,19 +116,30 @@ export const credentials = {
     return { ...record, key: minted.token };
   },
 
-  /** Marks an active key revoked; false when there is no such active key. */
-  async revokeApiKey(orgId: string, keyId: string): Promise<boolean> {
-    return conditionHeld(() =>
-      db.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: keys.apiKey(orgId, keyId),
-          UpdateExpression: 'SET revokedAt = :now',
-          ConditionExpression: 'attribute_exists(pk) AND revokedAt = :null',
-          ExpressionAttributeValues: { ':now': clock.nowIso(), ':null': null },
+  /** Marks an active key revoked, with its audit entry; false when there is no such active key. */
+  async revokeApiKey(orgId: string, keyId: string, by: AuditBy = systemActor): Promise<boolean> {
+    try {
+      await db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: tableName,
+                Key: keys.apiKey(orgId, keyId),
+                UpdateExpression: 'SET revokedAt = :now',
+                ConditionExpression: 'attribute_exists(pk) AND revokedAt = :null',
+                ExpressionAttributeValues: { ':now': clock.nowIso(), ':null': null },
+              },
+            },
+            orgAudit.write(orgId, { ...by, type: 'api_key.revoked', target: { type: 'api_key', id: keyId } }),
+          ],
         }),
-      ),
-    );
+      );
+      return true;
+    } catch (error) {
+      if (conditionFailedAt(error, 0)) return false;
+      throw error;
+    }
   },
 
   async createOperatorSession(orgId: string, operatorId: string, role: OperatorRole, ttlHours: number) {
@@ -188,8 +199,7 @@ export const credentials = {
           },
           orgAudit.write(orgId, {
             ...audit,
-            sessionId: item.id,
-            expiresAt: new Date(expiresAtMs).toISOString(),
+            details: { ...audit.details, sessionId: item.id, expiresAt: new Date(expiresAtMs).toISOString() },
           }),
         ],
       }),
@@ -218,7 +228,7 @@ export const credentials = {
                 ExpressionAttributeValues: { ':now': clock.nowIso(), ':hash': hash, ':null': null },
               },
             },
-            orgAudit.write(orgId, { ...audit, sessionId }),
+            orgAudit.write(orgId, { ...audit, details: { ...audit.details, sessionId } }),
           ],
         }),
       );

@@ -8,6 +8,7 @@ import type {
 } from '../schemas/custom-field';
 import { db, tableName } from './client';
 import { keys } from './keys';
+import { type AuditBy, orgAudit, systemActor } from './org-audit';
 import { queryPrefix } from './query';
 import { retryOnConflict as retrying, transact, type Write } from './transaction';
 
@@ -226,7 +227,7 @@ export const customFields = {
    * Deletes the definition with its translations and options, frees its name and gives its bytes
    * back; values stored on conversations are not touched. False when there is no such field.
    */
-  async remove(orgId: string, fieldId: string): Promise<boolean> {
+  async remove(orgId: string, fieldId: string, by: AuditBy = systemActor): Promise<boolean> {
     return retrying(async () => {
       const current = await customFields.get(orgId, fieldId);
       if (!current) return false;
@@ -243,6 +244,14 @@ export const customFields = {
         },
         { action: { Delete: { TableName: tableName, Key: keys.customFieldName(orgId, current.name) } } },
         totalsWrite(orgId, -1, -current.storedBytes),
+        {
+          action: orgAudit.write(orgId, {
+            ...by,
+            type: 'custom_field.deleted',
+            target: { type: 'custom_field', id: fieldId },
+            details: { name: current.name },
+          }),
+        },
       ]);
       return true;
     });

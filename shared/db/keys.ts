@@ -41,6 +41,49 @@ export const keys = {
     pk: `${org(orgId)}#VISITOR#${visitorId}`,
     sk: 'VISITOR',
   }),
+  /** Guard item: an external id names one visitor of the organization (`{ visitorId }`). */
+  visitorExternalId: (orgId: string, externalId: string): Key => ({
+    pk: `${org(orgId)}#VISITOR_EXTERNAL#${externalId}`,
+    sk: 'VISITOR_EXTERNAL',
+  }),
+  /**
+   * A visitor's listing entries: gsi1 newest `lastSeenAt` first (absent once merged), gsi2 by
+   * `updatedAt` for incremental sync (always), gsi3 by e-mail and gsi4 by identifier (sparse: absent
+   * when empty, merged or erased). E-mail is compared lower-cased.
+   */
+  visitorIndexes: (v: {
+    orgId: string;
+    id: string;
+    lastSeenAt: string;
+    updatedAt: string;
+    identifier: string;
+    email: string | null;
+    mergedInto: string | null;
+    erasedAt: string | null;
+  }) => {
+    const seen = `${v.lastSeenAt}#${v.id}`;
+    const listed = v.mergedInto === null;
+    const findable = listed && v.erasedAt === null;
+    return {
+      ...(listed ? { gsi1pk: `${org(v.orgId)}#VISITORS`, gsi1sk: seen } : {}),
+      gsi2pk: `${org(v.orgId)}#VISITORS#UPDATED`,
+      gsi2sk: `${v.updatedAt}#${v.id}`,
+      ...(findable && v.email
+        ? { gsi3pk: `${org(v.orgId)}#VISITORS#EMAIL#${v.email.toLowerCase()}`, gsi3sk: seen }
+        : {}),
+      ...(findable && v.identifier
+        ? { gsi4pk: `${org(v.orgId)}#VISITORS#IDENTIFIER#${v.identifier}`, gsi4sk: seen }
+        : {}),
+    };
+  },
+  visitorListPartition: {
+    all: (orgId: string) => ({ index: 'gsi1', pk: `${org(orgId)}#VISITORS` }) as const,
+    updated: (orgId: string) => ({ index: 'gsi2', pk: `${org(orgId)}#VISITORS#UPDATED` }) as const,
+    email: (orgId: string, email: string) =>
+      ({ index: 'gsi3', pk: `${org(orgId)}#VISITORS#EMAIL#${email.toLowerCase()}` }) as const,
+    identifier: (orgId: string, identifier: string) =>
+      ({ index: 'gsi4', pk: `${org(orgId)}#VISITORS#IDENTIFIER#${identifier}` }) as const,
+  },
   visitorToken: (orgId: string, tokenId: string): Key => ({
     pk: `${org(orgId)}#VTOKEN#${tokenId}`,
     sk: 'VTOKEN',
@@ -120,6 +163,14 @@ export const keys = {
       gsi4sk: c.id,
     };
   },
+  /**
+   * The incremental-sync entry of a conversation (gsi1, keys only): by `updatedAt`, kept when the
+   * conversation is soft-deleted, so a sync sees the deletion.
+   */
+  conversationUpdated: (orgId: string, updatedAt: string, conversationId: string) => ({
+    gsi1pk: `${org(orgId)}#CONVS#UPDATED`,
+    gsi1sk: `${updatedAt}#${conversationId}`,
+  }),
   conversationListPartition: {
     status: (orgId: string, status: string) =>
       ({ index: 'gsi2', pk: `${org(orgId)}#CONVS#STATUS#${status}` }) as const,
@@ -310,9 +361,15 @@ export const keys = {
     sk: 'IDEMPOTENCY',
   }),
 
-  /** The organization's own audit trail (exports, transcript e-mails, impersonation; later key revocation), time-ordered. */
-  orgAudit: (orgId: string, entryId: string): Key => ({ pk: `${org(orgId)}#AUDIT`, sk: `AUDIT#${entryId}` }),
-  orgAuditPartition: (orgId: string) => `${org(orgId)}#AUDIT`,
+  /**
+   * The audit log, time-ordered: an organization's (`GET /api/audit-events`), or with `null` the
+   * platform's own (AI providers, which belong to no organization).
+   */
+  orgAudit: (orgId: string | null, entryId: string): Key => ({
+    pk: `${orgId ? org(orgId) : 'PLATFORM'}#AUDIT`,
+    sk: `AUDIT#${entryId}`,
+  }),
+  orgAuditPartition: (orgId: string | null) => `${orgId ? org(orgId) : 'PLATFORM'}#AUDIT`,
   orgAuditPrefix: 'AUDIT#',
   /** An asynchronous export (a PDF transcript): its own partition, read by id only. */
   exportJob: (orgId: string, jobId: string): Key => ({

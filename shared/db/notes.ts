@@ -11,6 +11,7 @@ import { db, tableName } from './client';
 import { conversationLive } from './conversations';
 import { eventWrite, realtimeWrite } from './events';
 import { keys } from './keys';
+import { type AuditBy, orgAudit } from './org-audit';
 import { projectAs } from './project';
 import { queryPrefix } from './query';
 import { ConcurrentChangeError, RetryBudget, transact, type Write } from './transaction';
@@ -56,7 +57,14 @@ export type DeleteNoteResult =
  * realtime invalidation and the conversation's audit entry.
  */
 function deleteWrites(
-  input: { orgId: string; conversationId: string; noteId: string; actor: Actor; authorId?: string },
+  input: {
+    orgId: string;
+    conversationId: string;
+    noteId: string;
+    actor: Actor;
+    authorId?: string;
+    by?: AuditBy;
+  },
   deletedAt: string,
 ): Write[] {
   const { orgId, conversationId, noteId, actor } = input;
@@ -86,6 +94,14 @@ function deleteWrites(
     }),
     auditWrite(orgId, conversationId, 'NOTE', { type: 'note.deleted', noteId, actor, at: deletedAt }),
     conversationLive(orgId, conversationId),
+    {
+      action: orgAudit.write(orgId, {
+        ...(input.by ?? { actor }),
+        type: 'note.deleted',
+        target: { type: 'note', id: noteId },
+        details: { conversationId },
+      }),
+    },
   ];
 }
 
@@ -132,6 +148,8 @@ export const notes = {
     noteId: string;
     actor: Actor;
     authorId?: string;
+    /** The audit log's actor (impersonation included); `actor` when absent. */
+    by?: AuditBy;
   }): Promise<DeleteNoteResult> {
     const budget = new RetryBudget();
     for (let attempt = 1; ; attempt++) {

@@ -7,6 +7,7 @@ import { db, tableName } from './client';
 import { conditionFailedAt } from './errors';
 import { recordOf } from './item';
 import { keys } from './keys';
+import { type AuditBy, orgAudit, systemActor } from './org-audit';
 import { organizations } from './organizations';
 import { queryPrefix } from './query';
 
@@ -21,6 +22,7 @@ export const operators = {
   async create(
     orgId: string,
     input: { name: string; email: string; role: OperatorRole },
+    by: AuditBy = systemActor,
   ): Promise<CreateOperatorResult> {
     const operator: Operator = { id: uuidv7(), orgId, ...input, createdAt: clock.nowIso() };
     try {
@@ -51,6 +53,12 @@ export const operators = {
                 },
               },
             },
+            orgAudit.write(orgId, {
+              ...by,
+              type: 'operator.created',
+              target: { type: 'operator', id: operator.id },
+              details: { name: operator.name, email: operator.email, role: operator.role },
+            }),
           ],
         }),
       );

@@ -8,6 +8,7 @@ import type { Organization } from '../schemas/organization';
 import { db, tableName } from './client';
 import { recordOf } from './item';
 import { keys } from './keys';
+import { type AuditBy, orgAudit, systemActor } from './org-audit';
 import { updateExisting } from './update';
 
 export type { Organization };
@@ -64,9 +65,24 @@ export const organizations = {
     return Item ? fromItem(Item) : undefined;
   },
 
-  /** Replaces the chatbot configuration: one UpdateItem; undefined when the organization is gone. */
-  async setChatbot(orgId: string, chatbot: ChatbotConfig): Promise<Organization | undefined> {
-    return organizations.update(orgId, { chatbot });
+  /**
+   * Replaces the chatbot configuration with its audit entry (one transaction, then a consistent read
+   * of the organization); undefined when the organization is gone.
+   */
+  async setChatbot(
+    orgId: string,
+    chatbot: ChatbotConfig,
+    by: AuditBy = systemActor,
+  ): Promise<Organization | undefined> {
+    const updated = await updateExisting(keys.organization(orgId), { chatbot }, [
+      orgAudit.write(orgId, {
+        ...by,
+        type: 'chatbot.config_updated',
+        target: { type: 'chatbot_config', id: orgId },
+        details: { enabled: chatbot.enabled, rules: chatbot.rules.length },
+      }),
+    ]);
+    return updated ? fromItem(updated) : undefined;
   },
 
   fromItem,

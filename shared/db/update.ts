@@ -1,8 +1,9 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
 import { db, tableName } from './client';
-import { isConditionFailure } from './errors';
+import { conditionFailedAt, isConditionFailure } from './errors';
 import type { Key } from './keys';
+import type { TransactItem } from './transaction';
 
 /**
  * Sets the given fields (undefined ones are left alone) and `updatedAt` on an item that must exist:
@@ -11,10 +12,12 @@ import type { Key } from './keys';
 export async function updateExisting(
   key: Key,
   changes: object,
+  alongside: readonly TransactItem[] = [],
 ): Promise<Record<string, unknown> | undefined> {
   const fields = Object.entries({ ...changes, updatedAt: clock.nowIso() }).filter(
     ([, value]) => value !== undefined,
   );
+  if (alongside.length > 0) return updateWith(key, fields, alongside);
   try {
     const { Attributes } = await db.send(
       new UpdateCommand({
@@ -32,4 +35,39 @@ export async function updateExisting(
     if (isConditionFailure(error)) return undefined;
     throw error;
   }
+}
+
+/**
+ * The same change in one transaction with other writes (an audit entry): a transaction returns no
+ * item, so the item is read back, strongly consistent (a second round trip).
+ */
+async function updateWith(
+  key: Key,
+  fields: [string, unknown][],
+  alongside: readonly TransactItem[],
+): Promise<Record<string, unknown> | undefined> {
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName,
+              Key: key,
+              UpdateExpression: `SET ${fields.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
+              ExpressionAttributeNames: Object.fromEntries(fields.map(([name], i) => [`#f${i}`, name])),
+              ExpressionAttributeValues: Object.fromEntries(fields.map(([, value], i) => [`:v${i}`, value])),
+              ConditionExpression: 'attribute_exists(pk)',
+            },
+          },
+          ...alongside,
+        ],
+      }),
+    );
+  } catch (error) {
+    if (conditionFailedAt(error, 0)) return undefined;
+    throw error;
+  }
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
+  return Item;
 }

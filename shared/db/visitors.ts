@@ -1,11 +1,15 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { clock } from '../clock';
 import { uuidv7 } from '../ids';
+import { visitorProjection } from '../schemas/projections';
 import type { Visitor } from '../schemas/visitor';
 import { db, tableName } from './client';
+import { newStoredVisitor, profileOf, visitorItem } from './contacts';
 import { credentials } from './credentials';
-import { recordOf } from './item';
+import { eventWrite } from './events';
 import { keys } from './keys';
+import { projectAs } from './project';
+
+const toVisitor = projectAs<Visitor>(visitorProjection);
 
 export type { Visitor };
 
@@ -18,30 +22,23 @@ export interface NewVisitor {
 export const visitors = {
   /** A new visitor and its first token, in one transaction. */
   async createWithToken(orgId: string, input: NewVisitor, tokenTtlHours: number) {
-    const now = clock.nowIso();
     const id = uuidv7();
-    const visitor: Visitor = {
+    // A contact from the start: listed, synced and announced (`visitor.created`) like an upserted one.
+    const stored = newStoredVisitor({
       id,
       identifier: input.identifier ?? id,
       fingerprint: input.fingerprint ?? null,
-      geoCountry: null,
-      geoCity: null,
-      totalSessions: 1,
-      firstSeenAt: now,
-      lastSeenAt: now,
       metadata: input.metadata ?? {},
-    };
+    });
+    const profile = profileOf(stored, 0);
+    const visitor: Visitor = toVisitor(profile);
     const token = credentials.visitorTokenItem(orgId, id, tokenTtlHours);
     await db.send(
       new TransactWriteCommand({
         TransactItems: [
-          {
-            Put: {
-              TableName: tableName,
-              Item: { ...keys.visitor(orgId, id), entity: 'visitor', ...visitor },
-            },
-          },
+          { Put: { TableName: tableName, Item: visitorItem(orgId, stored) } },
           { Put: { TableName: tableName, Item: token.item } },
+          eventWrite(orgId, 'visitor.created', profile).action,
         ],
       }),
     );
@@ -52,6 +49,6 @@ export const visitors = {
     const { Item } = await db.send(
       new GetCommand({ TableName: tableName, Key: keys.visitor(orgId, visitorId) }),
     );
-    return Item ? recordOf<Visitor>(Item) : undefined;
+    return Item ? toVisitor(Item) : undefined;
   },
 };

@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
 import { uuidv7 } from '../ids';
 import { webhookProjection } from '../schemas/projections';
@@ -8,6 +8,7 @@ import { batchGet } from './batch';
 import { db, tableName } from './client';
 import { conditionHeld } from './errors';
 import { keys } from './keys';
+import { type AuditBy, orgAudit } from './org-audit';
 import { projectAs } from './project';
 import { queryPrefix } from './query';
 import { updateExisting } from './update';
@@ -85,6 +86,7 @@ export const webhooks = {
   async create(
     orgId: string,
     input: { url: string; events: readonly string[]; secret: string },
+    by: AuditBy,
   ): Promise<Webhook> {
     const now = clock.nowIso();
     const created: StoredWebhook = {
@@ -99,10 +101,22 @@ export const webhooks = {
       previousSecretExpiresAt: null,
     };
     await db.send(
-      new PutCommand({
-        TableName: tableName,
-        Item: { ...keys.webhook(orgId, created.id), entity: 'webhook', ...created },
-        ConditionExpression: 'attribute_not_exists(pk)',
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName,
+              Item: { ...keys.webhook(orgId, created.id), entity: 'webhook', ...created },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          orgAudit.write(orgId, {
+            ...by,
+            type: 'webhook.created',
+            target: { type: 'webhook', id: created.id },
+            details: { url: created.url, events: created.events },
+          }),
+        ],
       }),
     );
     return toWebhook(created);
@@ -120,44 +134,75 @@ export const webhooks = {
     orgId: string,
     webhookId: string,
     changes: Partial<Pick<Webhook, 'url' | 'events' | 'active'>>,
+    by: AuditBy,
   ) {
-    const updated = await updateExisting(keys.webhook(orgId, webhookId), changes);
+    const details = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+    const updated = await updateExisting(keys.webhook(orgId, webhookId), changes, [
+      orgAudit.write(orgId, {
+        ...by,
+        type: 'webhook.updated',
+        target: { type: 'webhook', id: webhookId },
+        details,
+      }),
+    ]);
     return updated ? toWebhook(updated) : undefined;
   },
 
   /** Deleting stops its pending deliveries at once: every attempt reads the webhook first. */
-  async remove(orgId: string, webhookId: string): Promise<boolean> {
+  async remove(orgId: string, webhookId: string, by: AuditBy): Promise<boolean> {
     return conditionHeld(() =>
       db.send(
-        new DeleteCommand({
-          TableName: tableName,
-          Key: keys.webhook(orgId, webhookId),
-          ConditionExpression: 'attribute_exists(pk)',
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Delete: {
+                TableName: tableName,
+                Key: keys.webhook(orgId, webhookId),
+                ConditionExpression: 'attribute_exists(pk)',
+              },
+            },
+            orgAudit.write(orgId, {
+              ...by,
+              type: 'webhook.deleted',
+              target: { type: 'webhook', id: webhookId },
+            }),
+          ],
         }),
       ),
     );
   },
 
   /** The new secret signs from now on; the current one keeps signing beside it for 24 hours. */
-  async rotate(orgId: string, webhookId: string, secret: string): Promise<boolean> {
+  async rotate(orgId: string, webhookId: string, secret: string, by: AuditBy): Promise<boolean> {
     const current = await webhooks.get(orgId, webhookId);
     if (!current) return false;
     const sealed = await sealSecret(secret, orgId);
     // Deleted or rotated concurrently (false): the caller reads again.
     return conditionHeld(() =>
       db.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: keys.webhook(orgId, webhookId),
-          UpdateExpression:
-            'SET secretSealed = :next, previousSecretSealed = :previous, previousSecretExpiresAt = :until, updatedAt = :now',
-          ConditionExpression: 'secretSealed = :previous',
-          ExpressionAttributeValues: {
-            ':next': sealed,
-            ':previous': current.secretSealed,
-            ':until': new Date(clock.nowMs() + ROTATION_OVERLAP_MS).toISOString(),
-            ':now': clock.nowIso(),
-          },
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: tableName,
+                Key: keys.webhook(orgId, webhookId),
+                UpdateExpression:
+                  'SET secretSealed = :next, previousSecretSealed = :previous, previousSecretExpiresAt = :until, updatedAt = :now',
+                ConditionExpression: 'secretSealed = :previous',
+                ExpressionAttributeValues: {
+                  ':next': sealed,
+                  ':previous': current.secretSealed,
+                  ':until': new Date(clock.nowMs() + ROTATION_OVERLAP_MS).toISOString(),
+                  ':now': clock.nowIso(),
+                },
+              },
+            },
+            orgAudit.write(orgId, {
+              ...by,
+              type: 'webhook.secret_rotated',
+              target: { type: 'webhook', id: webhookId },
+            }),
+          ],
         }),
       ),
     );

@@ -566,6 +566,10 @@ const tagDescriptions: Record<string, string> = {
   Operators: 'The organization’s operators: the ids API keys name as `operatorId`',
   Exports: 'Conversation exports (streamed CSV or JSON), transcripts (CSV, PDF jobs, e-mail) and export jobs',
   Surveys: 'Survey (CSAT) responses of visitors about their conversations',
+  'Audit log':
+    'Who did what, and when: key, operator, webhook, export, bulk, visitor and configuration actions, impersonation marked; read-only, kept 365 days',
+  Visitors:
+    'Visitors as contacts: profiles with external ids, upsert, merge, erasure (GDPR) and incremental sync',
   Analytics:
     'CSAT figures from daily aggregates kept as the data is written, and the analytics export: exactly the window asked for, whole days from those aggregates, part-days counted item by item',
 };

@@ -80,6 +80,8 @@ export const conversation = named('Conversation', () =>
     lastMessage: z.nullable(messagePreview),
     /** Milliseconds from the first visitor message to the first operator reply after it. */
     firstResponseTimeMs: z.nullable(z.int()),
+    /** Null, except in an incremental sync (`updatedSince`), which lists deleted conversations too. */
+    deletedAt: z.optional(z.nullable(isoInstant)),
   }),
 );
 export type Conversation = z.infer<typeof conversation>;
@@ -105,13 +107,21 @@ export const listConversationsQuery = lazily(() =>
     visitorId: z.optional(uuid),
     priority: z.optional(conversationPriority),
     tag: z.optional(tag),
+    /** Incremental sync: changes since this instant, oldest first (deleted conversations included). */
+    updatedSince: z.optional(z.iso.datetime({ offset: true })),
     cursor: z.optional(cursorParam),
     limit: pageLimit(20, 100),
   }),
 );
 export type ListConversationsQuery = z.infer<typeof listConversationsQuery>;
 
-export const conversationPage = named('ConversationPage', () => cursorPage(conversation));
+export const conversationPage = named('ConversationPage', () =>
+  z.object({
+    ...cursorPage(conversation).shape,
+    /** Only with `updatedSince`: true when the page reached the current end (poll later with `nextCursor`). */
+    done: z.optional(z.boolean()),
+  }),
+);
 
 /** Metadata keys owned by the follow-up endpoints; PATCH may not write them. */
 export const followUpKeys = ['followUpAt', 'followUpNote', 'followUpBy'] as const;

@@ -4,6 +4,7 @@ import type { DomainEventType } from './events';
 import { messageRecord } from './message';
 import { built, named } from './names';
 import { note } from './note';
+import { visitorProfile } from './visitor';
 import * as z from './zod';
 
 const actor = named(
@@ -37,4 +38,8 @@ export const eventDataSchemas = {
   'note.deleted': named('DeletedNote', () =>
     z.object({ id: uuid, conversationId: uuid, deletedBy: actor, deletedAt: isoInstant }),
   ),
+  'visitor.created': visitorProfile,
+  'visitor.updated': visitorProfile,
+  'visitor.merged': visitorProfile,
+  'visitor.erased': visitorProfile,
 } as const satisfies Record<DomainEventType, z.ZodMiniType>;

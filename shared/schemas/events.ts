@@ -12,7 +12,11 @@ export type DomainEventType =
   | 'message.created'
   | 'message.updated'
   | 'note.created'
-  | 'note.deleted';
+  | 'note.deleted'
+  | 'visitor.created'
+  | 'visitor.updated'
+  | 'visitor.merged'
+  | 'visitor.erased';
 
 export const domainEventTypes: readonly DomainEventType[] = [
   'conversation.created',
@@ -25,4 +29,8 @@ export const domainEventTypes: readonly DomainEventType[] = [
   'message.updated',
   'note.created',
   'note.deleted',
+  'visitor.created',
+  'visitor.updated',
+  'visitor.merged',
+  'visitor.erased',
 ];

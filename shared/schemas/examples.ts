@@ -6,7 +6,7 @@ import type { Note } from './note';
 import type { Operator, Organization } from './organization';
 import type { CsatReport, Survey } from './survey';
 import type { OperatorTeam, OperatorWithTeams } from './team';
-import type { Visitor } from './visitor';
+import type { Visitor, VisitorProfile } from './visitor';
 import type { Delivery, Webhook } from './webhook';
 
 /**
@@ -48,6 +48,19 @@ export const visitorExample: Visitor = {
   firstSeenAt: '2026-11-20T09:12:44.120Z',
   lastSeenAt: '2026-11-21T10:00:00.000Z',
   metadata: { plan: 'pro' },
+};
+
+export const visitorProfileExample: VisitorProfile = {
+  ...visitorExample,
+  externalId: 'crm-4711',
+  name: 'Ada Lovelace',
+  email: 'ada@example.com',
+  phone: '+442071234567',
+  conversationCount: 2,
+  updatedAt: '2026-11-21T10:05:00.000Z',
+  version: 2,
+  mergedInto: null,
+  erasedAt: null,
 };
 
 /** Without files, a message reads the same as a record (events) and as a resource (the API). */
@@ -248,6 +261,23 @@ export const eventDataExamples: Record<DomainEventType, unknown> = {
     conversationId: ids.conversation,
     deletedBy: { type: 'operator', id: ids.operator },
     deletedAt: '2026-11-21T10:09:00.000Z',
+  },
+  'visitor.created': { ...visitorProfileExample, version: 1 },
+  'visitor.updated': visitorProfileExample,
+  'visitor.merged': { ...visitorProfileExample, version: 3, totalSessions: 5 },
+  'visitor.erased': {
+    ...visitorProfileExample,
+    identifier: '',
+    fingerprint: null,
+    geoCountry: null,
+    geoCity: null,
+    metadata: {},
+    externalId: null,
+    name: null,
+    email: null,
+    phone: null,
+    version: 3,
+    erasedAt: '2026-11-21T12:00:00.000Z',
   },
 };
 

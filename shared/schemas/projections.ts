@@ -5,7 +5,7 @@ import type { eventDataSchemas } from './event-data';
 import type { DomainEventType } from './events';
 import type { Message } from './message';
 import type { Note } from './note';
-import type { Visitor } from './visitor';
+import type { Visitor, VisitorProfile } from './visitor';
 import type { Delivery, Webhook } from './webhook';
 
 /**
@@ -55,6 +55,20 @@ export const visitorProjection = {
   metadata: 'map',
 } as const satisfies ProjectionOf<Visitor>;
 
+/** The visitor as a contact (`/api/visitors`, `visitor.*` events). */
+export const visitorProfileProjection = {
+  ...visitorProjection,
+  externalId: 'value',
+  name: 'value',
+  email: 'value',
+  phone: 'value',
+  conversationCount: 'value',
+  updatedAt: 'value',
+  version: 'value',
+  mergedInto: 'value',
+  erasedAt: 'value',
+} as const satisfies ProjectionOf<VisitorProfile>;
+
 const messagePreviewProjection = {
   id: 'value',
   senderType: 'value',
@@ -93,6 +107,7 @@ export const conversationProjection = {
   visitor: visitorProjection,
   lastMessage: messagePreviewProjection,
   firstResponseTimeMs: 'value',
+  deletedAt: 'value',
 } as const satisfies ProjectionOf<Conversation>;
 
 export const messageProjection = {
@@ -145,6 +160,10 @@ export const eventDataProjections = {
     deletedBy: { type: 'value', id: 'value' },
     deletedAt: 'value',
   },
+  'visitor.created': visitorProfileProjection,
+  'visitor.updated': visitorProfileProjection,
+  'visitor.merged': visitorProfileProjection,
+  'visitor.erased': visitorProfileProjection,
 } as const satisfies { [Type in DomainEventType]: ProjectionOf<EventData[Type]> };
 
 /*

@@ -21,6 +21,19 @@ export const eventCatalog: readonly { event: string; description: string }[] = [
   { event: 'message.updated', description: 'A message was edited' },
   { event: 'note.created', description: 'An internal note was added (never sent to visitors)' },
   { event: 'note.deleted', description: 'An internal note was deleted' },
+  { event: 'visitor.created', description: 'A visitor (contact) was created: widget bootstrap or upsert' },
+  {
+    event: 'visitor.updated',
+    description: 'A visitor’s profile changed (name, e-mail, phone, externalId, metadata…)',
+  },
+  {
+    event: 'visitor.merged',
+    description: 'A visitor was merged into another: data is the target after the merge',
+  },
+  {
+    event: 'visitor.erased',
+    description: 'A visitor’s personal data was erased (GDPR); data is the anonymized visitor',
+  },
 ];
 const eventName = z.enum(domainEventTypes as [string, ...string[]]);
 

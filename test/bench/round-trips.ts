@@ -1,5 +1,6 @@
 import type { LocalStack } from '../../infra/local/stack';
 import { CAPACITY_COMMANDS, capacityReports, WRITE_COMMANDS } from '../../shared/db/meter';
+import { contactScenarios } from './contact-scenarios';
 import { conversationScenarios } from './conversation-scenarios';
 import { customFieldScenarios } from './custom-field-scenarios';
 import { exportScenarios } from './export-scenarios';
@@ -530,6 +531,11 @@ export async function measureRoundTrips(
   );
   log('creating operator-team fixtures…');
   scenarios.push(...(await teamScenarios({ demo, platform, orgPath, request: expectOk })));
+
+  log('creating contact fixtures (issue 27: audit log, visitors, incremental sync)…');
+  scenarios.push(
+    ...(await contactScenarios({ demo, platform, orgPath, request: expectOk, nowMs: clock.nowMs })),
+  );
 
   log('creating chatbot, Discord, impersonation and AI provider fixtures…');
   scenarios.push(

@@ -201,9 +201,11 @@ describe('the cursor signing key', () => {
     );
     // Only the groups that answer cursor pages (test/infra/iam-needs.test.ts: those whose bundle reads it).
     expect(withArn.map(([, fn]) => tagValue(fn, 'service:route-group')).sort()).toEqual([
+      'audit',
       'conversations',
       'events',
       'search',
+      'visitors',
     ]);
     // One policy per function role, plus the rotation function's.
     expect(readers.length).toBe(withArn.length + 1);

@@ -1,8 +1,5 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { parse } from 'csv-parse/sync';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { keys } from '../../shared/db/keys';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { call, createApiKey, createTenant, createVisitor, type Tenant } from '../helpers/api';
 import { eventually } from '../helpers/eventually';
 import { useInProcessStack } from '../helpers/in-process-stack';
@@ -55,23 +52,6 @@ async function say(tenant: Tenant, conversationId: string, content: string, toke
   );
   expect(posted.status, posted.text).toBe(201);
   return posted.body;
-}
-
-async function auditEntries(orgId: string): Promise<Json[]> {
-  const client = DynamoDBDocumentClient.from(
-    new DynamoDBClient({
-      endpoint: inject('endpoints').dynamodb,
-      region: process.env.AWS_REGION ?? 'us-east-1',
-    }),
-  );
-  const page = await client.send(
-    new QueryCommand({
-      TableName: inject('tableName'),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': keys.orgAuditPartition(orgId), ':prefix': keys.orgAuditPrefix },
-    }),
-  );
-  return page.Items ?? [];
 }
 
 describe('GET /api/export/conversations', () => {
@@ -181,19 +161,29 @@ describe('GET /api/export/conversations', () => {
       token: tenant.operatorSession,
     });
     expect(response.status).toBe(200);
+    const csvEntry = (entry: Json) => {
+      const details = entry.details as Json;
+      return details.format === 'csv' && details.redactPii === true;
+    };
     const entries = await eventually(
-      () => auditEntries(tenant.orgId),
-      (found) => found.some((entry) => entry.format === 'csv' && entry.redactPii === true),
+      async () =>
+        (
+          await call<{ data: Json[] }>('GET', '/api/audit-events?type=export.streamed', {
+            token: tenant.apiKey,
+          })
+        ).body.data,
+      (found) => found.some(csvEntry),
     );
-    const entry = entries.find((found) => found.format === 'csv' && found.redactPii === true);
-    expect(entry).toMatchObject({
-      action: 'export.conversations',
-      operation: 'exportConversations',
+    expect(entries.find(csvEntry)).toMatchObject({
+      type: 'export.streamed',
       actor: { type: 'operator', id: tenant.operatorId },
-      rows: 2,
-      bytes: Buffer.byteLength(response.text),
-      completed: true,
-      matched: 2,
+      details: {
+        operation: 'exportConversations',
+        rows: 2,
+        bytes: Buffer.byteLength(response.text),
+        completed: true,
+        matched: 2,
+      },
     });
   });
 });

@@ -11,12 +11,11 @@ import { call, createTenant, createVisitor, platformToken, type Tenant } from '.
  * ends the session server-side.
  */
 interface AuditEntry {
-  action: string;
-  actor: { type: string; id: string };
-  impersonatedOperatorId?: string;
-  sessionId?: string;
-  route?: string;
-  requestId?: string;
+  type: string;
+  actor: { type: string; id: string; name?: string };
+  impersonatedBy: string | null;
+  target: { type: string; id: string };
+  details: { impersonatedOperatorId?: string; sessionId?: string; requestId?: string };
 }
 
 let tenant: Tenant;
@@ -92,24 +91,26 @@ describe('POST /api/admin/users/{id}/impersonate', () => {
     // The operator is not an admin, and neither is whoever acts as them.
     expect(adminOnly.status).toBe(403);
     const trail = await auditOf(tenant.orgId);
-    const requests = trail.filter((entry) => entry.action === 'impersonation.request');
-    expect(requests.map((entry) => entry.route)).toEqual(
+    const requests = trail.filter((entry) => entry.type === 'impersonation.request');
+    expect(requests.map((entry) => entry.target.id)).toEqual(
       expect.arrayContaining(['GET /api/me', 'POST /api/conversations', 'PUT /api/chatbot/config']),
     );
     // The session's id is inside its token (organization credentials carry their own id).
     const sessionId = parseOrgToken(token)?.credentialId;
     expect(
-      trail.some((entry) => entry.action === 'impersonation.started' && entry.sessionId === sessionId),
+      trail.some((entry) => entry.type === 'impersonation.started' && entry.details.sessionId === sessionId),
     ).toBe(true);
+    // What is done under impersonation is the operator's action, marked with who impersonated.
     for (const entry of requests) {
-      expect(entry.actor).toEqual({ type: 'platform', id: 'platform-admin' });
-      expect(entry.impersonatedOperatorId).toBe(tenant.operatorId);
-      expect(entry.requestId).toBeTruthy();
+      expect(entry.actor).toEqual({ type: 'operator', id: tenant.operatorId });
+      expect(entry.impersonatedBy).toBe('platform-admin');
+      expect(entry.details.impersonatedOperatorId).toBe(tenant.operatorId);
+      expect(entry.details.requestId).toBeTruthy();
     }
-    expect(requests.filter((entry) => entry.sessionId === sessionId)).toHaveLength(3);
+    expect(requests.filter((entry) => entry.details.sessionId === sessionId)).toHaveLength(3);
     expect(
       trail
-        .filter((entry) => entry.action === 'impersonation.started')
+        .filter((entry) => entry.type === 'impersonation.started')
         .every((entry) => entry.actor.type === 'platform'),
     ).toBe(true);
   });
@@ -138,8 +139,11 @@ describe('POST /api/admin/users/{id}/impersonate', () => {
 
     expect(response.status).toBe(200);
     expect(adminOnly.status).toBe(200);
-    expect((await auditOf(other.orgId)).some((entry) => entry.route === 'PUT /api/chatbot/config')).toBe(
-      true,
+    const trail = await auditOf(other.orgId);
+    expect(trail.some((entry) => entry.target.id === 'PUT /api/chatbot/config')).toBe(true);
+    // The change itself is recorded too, under its own type, marked as impersonated.
+    expect(trail.find((entry) => entry.type === 'chatbot.config_updated')?.impersonatedBy).toBe(
+      'platform-admin',
     );
   });
 });
@@ -167,9 +171,9 @@ describe('POST /api/admin/users/stop-impersonation', () => {
     const after = await call('GET', '/api/me', { token });
     expect(after.status).toBe(401);
     const stoppedEntries = (await auditOf(tenant.orgId)).filter(
-      (entry) => entry.action === 'impersonation.stopped',
+      (entry) => entry.type === 'impersonation.stopped',
     );
-    expect(stoppedEntries.at(-1)?.actor).toEqual({ type: 'platform', id: 'platform-admin' });
+    expect(stoppedEntries.at(-1)?.actor).toMatchObject({ type: 'platform', id: 'platform-admin' });
   });
 
   it('clears the cookie and succeeds without a session to end, and never ends an ordinary session', async () => {

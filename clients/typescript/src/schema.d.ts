@@ -405,6 +405,8 @@ export interface paths {
          * List conversations
          * @description Newest `lastMessageAt` first, cursor pages (`limit` default 20, max 100). Filters combine (AND). Visitors see only their own conversations; a visitor filtering on another `visitorId` gets an empty page. Conversations outside the history window are not listed.
          *
+         *     With `updatedSince` (an instant; any age, for a full resync) the page is for incremental sync: conversations whose `updatedAt` ≥ the instant, oldest `updatedAt` first, soft-deleted ones included with `deletedAt` set (their text fields may be blanked once purged), combined with the other filters, as `{ data, nextCursor, done }` like the events feed: at the current end `done` is true and `nextCursor` stays a string to poll with. The cursor resumes exactly after the last change served; a conversation is served again only if it changed again. A filtered page may be short. Changes appear about one second after they commit.
+         *
          *     Callers: apiKey, operator, visitor. Scope: `conversations:read`.
          */
         get: operations["listConversations"];
@@ -1739,6 +1741,132 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Audit log
+         * @description The organization’s audit log, newest first, as a cursor page (`limit` default 50, at most 100). Read-only; entries are kept 365 days.
+         *
+         *     Recorded in the same commit as the action they describe, so an entry is readable as soon as the action’s answer is sent (`export.streamed`: once the stream ends). Types: `api_key.created`, `api_key.revoked`, `operator.created`, `impersonation.started`, `impersonation.stopped`, `impersonation.request`, `webhook.created`, `webhook.updated`, `webhook.deleted`, `webhook.secret_rotated`, `export.streamed`, `transcript.emailed`, `conversation.bulk_closed`, `conversation.bulk_deleted`, `note.deleted`, `custom_field.deleted`, `visitor.merged`, `visitor.erased`, `chatbot.config_updated`, `ai_provider.created`, `ai_provider.updated`, `ai_provider.deleted`. An action done while the platform administrator impersonates an operator keeps its own type, names the operator as `actor` and sets `impersonatedBy` (the platform actor’s id); every request of such a session is also recorded as `impersonation.request`.
+         *
+         *     Filters combine: `type`, `actorType`, `actorId`, `targetType`, `targetId`, `since` (inclusive) and `until` (exclusive). A filtered page may come back shorter than `limit` with a cursor: continue until `nextCursor` is null. Administrators only: operator sessions of the `admin` role, API keys with `audit:read`.
+         *
+         *     Callers: apiKey, operator. Scope: `audit:read` and an admin session (API keys need only the scope).
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Platform audit log
+         * @description The platform’s own audit log (AI providers, which belong to no organization), newest first, as a cursor page (`limit` default 50, at most 100). Read-only; entries are kept 365 days.
+         *
+         *     Recorded in the same commit as the action they describe, so an entry is readable as soon as the action’s answer is sent (`export.streamed`: once the stream ends). Types: `api_key.created`, `api_key.revoked`, `operator.created`, `impersonation.started`, `impersonation.stopped`, `impersonation.request`, `webhook.created`, `webhook.updated`, `webhook.deleted`, `webhook.secret_rotated`, `export.streamed`, `transcript.emailed`, `conversation.bulk_closed`, `conversation.bulk_deleted`, `note.deleted`, `custom_field.deleted`, `visitor.merged`, `visitor.erased`, `chatbot.config_updated`, `ai_provider.created`, `ai_provider.updated`, `ai_provider.deleted`. An action done while the platform administrator impersonates an operator keeps its own type, names the operator as `actor` and sets `impersonatedBy` (the platform actor’s id); every request of such a session is also recorded as `impersonation.request`.
+         *
+         *     Filters combine: `type`, `actorType`, `actorId`, `targetType`, `targetId`, `since` (inclusive) and `until` (exclusive). A filtered page may come back shorter than `limit` with a cursor: continue until `nextCursor` is null.
+         *
+         *     Callers: platform.
+         */
+        get: operations["listPlatformAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/visitors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List visitors (contacts)
+         * @description A cursor page of the organization’s visitors, newest `lastSeenAt` first (`limit` default 20, at most 100). `email` (any case), `externalId` and `identifier` filter by exact value and combine. Merged visitors are left out of this order.
+         *
+         *     With `updatedSince` (an instant) the page is for incremental sync: visitors whose `updatedAt` ≥ the instant, oldest `updatedAt` first, merged and erased ones included with `mergedInto` / `erasedAt` set, as `{ data, nextCursor, done }`: at the current end `done` is true and `nextCursor` stays a string to poll with later. The cursor resumes exactly after the last change served: a visitor is served again only if it changed again. Changes appear about one second after they commit. Any `updatedSince`, however old, is allowed (a full resync).
+         *
+         *     Callers: apiKey, operator. Scope: `visitors:read`.
+         */
+        get: operations["listVisitors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/visitors/by-external-id/{externalId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Create or update a visitor by external id
+         * @description Creates the visitor with this `externalId` (201), or updates the one that has it (200): `identifier`, `name`, `email`, `phone` (null clears) and `metadata` (merged key by key). Concurrent upserts of one `externalId` create exactly one visitor. Writes `visitor.created` or `visitor.updated` (none when nothing changes).
+         *
+         *     Callers: apiKey, operator. Scope: `visitors:write`.
+         */
+        put: operations["upsertVisitorByExternalId"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/visitors/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a visitor
+         * @description The visitor with its profile; `ETag` carries its `version`. A merged visitor shows `mergedInto`, an erased one `erasedAt`.
+         *
+         *     Callers: apiKey, operator. Scope: `visitors:read`.
+         */
+        get: operations["getVisitor"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a visitor
+         * @description Any of `name`, `email` (a valid address), `phone` (E.164, format only), `externalId` (null removes it) and `metadata` (merged key by key; a null value removes a key); null clears a field. An `externalId` another visitor has is 409. A change increments `version` (`ETag`); with `If-Match`, another current version is 412 with `details.currentVersion`. A body that changes nothing returns the visitor as it is. A merged or erased visitor is 409. Writes `visitor.updated`.
+         *
+         *     Callers: apiKey, operator. Scope: `visitors:write`.
+         */
+        patch: operations["updateVisitor"];
+        trace?: never;
+    };
 }
 export interface webhooks {
     "conversation.created": {
@@ -1911,6 +2039,74 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "visitor.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A visitor (contact) was created: widget bootstrap or upsert */
+        post: operations["onVisitorCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "visitor.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A visitor’s profile changed (name, e-mail, phone, externalId, metadata…) */
+        post: operations["onVisitorUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "visitor.merged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A visitor was merged into another: data is the target after the merge */
+        post: operations["onVisitorMerged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "visitor.erased": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A visitor’s personal data was erased (GDPR); data is the anonymized visitor */
+        post: operations["onVisitorErased"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1996,7 +2192,7 @@ export interface components {
         CreateApiKeyRequest: {
             name: string;
             /** @default [] */
-            scopes: ("conversations:read" | "conversations:write" | "operator-teams:read" | "operator-teams:write" | "export:read" | "export:write" | "custom-fields:read" | "custom-fields:write" | "knowledge-base:read" | "knowledge-base:write" | "surveys:read" | "surveys:write" | "webhooks:read" | "webhooks:write" | "chatbot:read" | "integrations:read" | "integrations:write" | "chatbot:write")[];
+            scopes: ("conversations:read" | "conversations:write" | "operator-teams:read" | "operator-teams:write" | "export:read" | "export:write" | "custom-fields:read" | "custom-fields:write" | "knowledge-base:read" | "knowledge-base:write" | "surveys:read" | "surveys:write" | "webhooks:read" | "webhooks:write" | "chatbot:read" | "integrations:read" | "integrations:write" | "chatbot:write" | "visitors:read" | "visitors:write" | "audit:read")[];
         };
         CreatedApiKey: {
             /** Format: uuid */
@@ -2128,6 +2324,7 @@ export interface components {
         ConversationPage: {
             data: components["schemas"]["Conversation"][];
             nextCursor: string | null;
+            done?: boolean;
         };
         Conversation: {
             /** Format: uuid */
@@ -2174,6 +2371,7 @@ export interface components {
             visitor: components["schemas"]["Visitor"];
             lastMessage: components["schemas"]["MessagePreview"] | null;
             firstResponseTimeMs: number | null;
+            deletedAt?: string | null;
         };
         MessagePreview: {
             /** Format: uuid */
@@ -2545,7 +2743,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            type: "conversation.created" | "conversation.updated" | "conversation.snoozed" | "conversation.closed" | "conversation.deleted" | "conversation.assigned" | "message.created" | "message.updated" | "note.created" | "note.deleted";
+            type: "conversation.created" | "conversation.updated" | "conversation.snoozed" | "conversation.closed" | "conversation.deleted" | "conversation.assigned" | "message.created" | "message.updated" | "note.created" | "note.deleted" | "visitor.created" | "visitor.updated" | "visitor.merged" | "visitor.erased";
             /** Format: date-time */
             timestamp: string;
             /** Format: uuid */
@@ -2579,7 +2777,7 @@ export interface components {
         CreateWebhookRequest: {
             /** Format: uri */
             url: string;
-            events: ("conversation.created" | "conversation.updated" | "conversation.snoozed" | "conversation.closed" | "conversation.deleted" | "conversation.assigned" | "message.created" | "message.updated" | "note.created" | "note.deleted")[];
+            events: ("conversation.created" | "conversation.updated" | "conversation.snoozed" | "conversation.closed" | "conversation.deleted" | "conversation.assigned" | "message.created" | "message.updated" | "note.created" | "note.deleted" | "visitor.created" | "visitor.updated" | "visitor.merged" | "visitor.erased")[];
             secret?: string;
         };
         CreatedWebhook: {
@@ -2597,7 +2795,7 @@ export interface components {
         UpdateWebhookRequest: {
             /** Format: uri */
             url?: string;
-            events?: ("conversation.created" | "conversation.updated" | "conversation.snoozed" | "conversation.closed" | "conversation.deleted" | "conversation.assigned" | "message.created" | "message.updated" | "note.created" | "note.deleted")[];
+            events?: ("conversation.created" | "conversation.updated" | "conversation.snoozed" | "conversation.closed" | "conversation.deleted" | "conversation.assigned" | "message.created" | "message.updated" | "note.created" | "note.deleted" | "visitor.created" | "visitor.updated" | "visitor.merged" | "visitor.erased")[];
             active?: boolean;
         };
         Delivery: {
@@ -2930,6 +3128,7 @@ export interface components {
             visitor: components["schemas"]["Visitor"];
             lastMessage: components["schemas"]["MessagePreview"] | null;
             firstResponseTimeMs: number | null;
+            deletedAt?: string | null;
             operatorName: string | null;
             messages: components["schemas"]["ExportedMessage"][];
         };
@@ -3190,6 +3389,85 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
+        AuditEventPage: {
+            data: components["schemas"]["AuditEvent"][];
+            nextCursor: string | null;
+        };
+        /** @description One entry of the audit log: who did what to what, and when. */
+        AuditEvent: {
+            /** Format: uuid */
+            id: string;
+            type: string;
+            /** Format: date-time */
+            at: string;
+            actor: {
+                /** @enum {string} */
+                type: "api_key" | "operator" | "visitor" | "platform" | "system";
+                id: string;
+                name: string | null;
+            };
+            impersonatedBy: string | null;
+            target: {
+                type: string;
+                id: string;
+            };
+            details: {
+                [key: string]: unknown;
+            };
+        };
+        VisitorPage: {
+            data: components["schemas"]["VisitorProfile"][];
+            nextCursor: string | null;
+            done?: boolean;
+        };
+        /** @description A visitor as a contact: profile, external id and lifecycle markers (merged, erased) */
+        VisitorProfile: {
+            /** Format: uuid */
+            id: string;
+            identifier: string;
+            fingerprint: string | null;
+            geoCountry: string | null;
+            geoCity: string | null;
+            /** Format: int64 */
+            totalSessions: number;
+            /** Format: date-time */
+            firstSeenAt: string;
+            /** Format: date-time */
+            lastSeenAt: string;
+            metadata: {
+                [key: string]: unknown;
+            };
+            externalId: string | null;
+            name: string | null;
+            email: string | null;
+            phone: string | null;
+            /** Format: int64 */
+            conversationCount: number;
+            /** Format: date-time */
+            updatedAt: string;
+            /** Format: int64 */
+            version: number;
+            mergedInto: string | null;
+            erasedAt: string | null;
+        };
+        UpsertVisitorRequest: {
+            identifier?: string;
+            name?: string | null;
+            email?: string | null;
+            phone?: string | null;
+            metadata?: {
+                [key: string]: unknown;
+            };
+        };
+        UpdateVisitorRequest: {
+            name?: string | null;
+            email?: string | null;
+            phone?: string | null;
+            externalId?: string | null;
+            metadata?: {
+                [key: string]: unknown;
+            };
+        };
         ConversationCreatedEvent: components["schemas"]["Event"] & {
             /** @enum {string} */
             type?: "conversation.created";
@@ -3245,6 +3523,7 @@ export interface components {
             visitor: components["schemas"]["Visitor"];
             lastMessage: components["schemas"]["MessagePreview"] | null;
             firstResponseTimeMs: number | null;
+            deletedAt?: string | null;
             snoozeReason: string | null;
         };
         ConversationSnoozedEvent: components["schemas"]["Event"] & {
@@ -3338,6 +3617,26 @@ export interface components {
             type?: "note.deleted";
             data?: components["schemas"]["DeletedNote"];
         };
+        VisitorCreatedEvent: components["schemas"]["Event"] & {
+            /** @enum {string} */
+            type?: "visitor.created";
+            data?: components["schemas"]["VisitorProfile"];
+        };
+        VisitorUpdatedEvent: components["schemas"]["Event"] & {
+            /** @enum {string} */
+            type?: "visitor.updated";
+            data?: components["schemas"]["VisitorProfile"];
+        };
+        VisitorMergedEvent: components["schemas"]["Event"] & {
+            /** @enum {string} */
+            type?: "visitor.merged";
+            data?: components["schemas"]["VisitorProfile"];
+        };
+        VisitorErasedEvent: components["schemas"]["Event"] & {
+            /** @enum {string} */
+            type?: "visitor.erased";
+            data?: components["schemas"]["VisitorProfile"];
+        };
         /**
          * @description Every error code of the API
          * @enum {string}
@@ -3420,7 +3719,7 @@ export interface components {
                      * @description The scope this API key lacks
                      * @enum {string}
                      */
-                    requiredScope?: "conversations:read" | "conversations:write" | "operator-teams:read" | "operator-teams:write" | "export:read" | "export:write" | "custom-fields:read" | "custom-fields:write" | "knowledge-base:read" | "knowledge-base:write" | "surveys:read" | "surveys:write" | "webhooks:read" | "webhooks:write" | "chatbot:read" | "integrations:read" | "integrations:write" | "chatbot:write";
+                    requiredScope?: "conversations:read" | "conversations:write" | "operator-teams:read" | "operator-teams:write" | "export:read" | "export:write" | "custom-fields:read" | "custom-fields:write" | "knowledge-base:read" | "knowledge-base:write" | "surveys:read" | "surveys:write" | "webhooks:read" | "webhooks:write" | "chatbot:read" | "integrations:read" | "integrations:write" | "chatbot:write" | "visitors:read" | "visitors:write" | "audit:read";
                     /**
                      * @description The operator role this endpoint needs (admin-only endpoints)
                      * @enum {string}
@@ -5090,6 +5389,7 @@ export interface operations {
                 visitorId?: string;
                 priority?: "low" | "normal" | "high" | "urgent";
                 tag?: string;
+                updatedSince?: string;
                 cursor?: string;
                 limit?: number;
             };
@@ -11143,6 +11443,485 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+                type?: string;
+                actorType?: "api_key" | "operator" | "visitor" | "platform" | "system";
+                actorId?: string;
+                targetType?: string;
+                targetId?: string;
+                since?: string;
+                until?: string;
+            };
+            header?: {
+                /** @description Your own correlation id (8–128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of audit entries, newest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "019a7c1f-0a13-7d55-9e66-6f77a88b990a",
+                     *           "type": "webhook.created",
+                     *           "at": "2026-11-21T10:00:00.000Z",
+                     *           "actor": {
+                     *             "type": "operator",
+                     *             "id": "019a7c1e-5c10-7d21-8e32-3f43a54b6506",
+                     *             "name": "Grace Hopper"
+                     *           },
+                     *           "impersonatedBy": null,
+                     *           "target": {
+                     *             "type": "webhook",
+                     *             "id": "019a7c20-1a00-7b11-8c22-5d33e44f5509"
+                     *           },
+                     *           "details": {
+                     *             "url": "https://hooks.example.com/support",
+                     *             "events": [
+                     *               "conversation.created"
+                     *             ]
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJvIjoiMDE5YTdjMWUiLCJxIjoiY29udmVyc2F0aW9ucyIsImsiOnt9fQ.q1Ww7bN4c9y0cVQ2dJ0q3Zr8mE5Yx1oGk7pL2aS4tHc"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditEventPage"];
+                };
+            };
+            400: components["responses"]["BadRequestLimited"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["IntegrationModuleRequiredLimited"];
+            403: components["responses"]["ForbiddenLimited"];
+            422: components["responses"]["ValidationErrorLimited"];
+            429: components["responses"]["RateLimitedLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPlatformAuditEvents: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+                type?: string;
+                actorType?: "api_key" | "operator" | "visitor" | "platform" | "system";
+                actorId?: string;
+                targetType?: string;
+                targetId?: string;
+                since?: string;
+                until?: string;
+            };
+            header?: {
+                /** @description Your own correlation id (8–128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of audit entries, newest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "019a7c1f-0a13-7d55-9e66-6f77a88b990a",
+                     *           "type": "ai_provider.created",
+                     *           "at": "2026-11-21T10:00:00.000Z",
+                     *           "actor": {
+                     *             "type": "platform",
+                     *             "id": "platform-admin",
+                     *             "name": "Platform administrator"
+                     *           },
+                     *           "impersonatedBy": null,
+                     *           "target": {
+                     *             "type": "ai_provider",
+                     *             "id": "019a7c20-1a00-7b11-8c22-5d33e44f5509"
+                     *           },
+                     *           "details": {
+                     *             "name": "OpenAI",
+                     *             "kind": "openai-compatible"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditEventPage"];
+                };
+            };
+            400: components["responses"]["BadRequestLimited"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenLimited"];
+            422: components["responses"]["ValidationErrorLimited"];
+            429: components["responses"]["RateLimitedLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listVisitors: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+                email?: string;
+                externalId?: string;
+                identifier?: string;
+                updatedSince?: string;
+            };
+            header?: {
+                /** @description Your own correlation id (8–128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of visitors */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "019a7c1e-6d40-7a12-8b3c-4e5f6a7b8c02",
+                     *           "identifier": "ada@example.com",
+                     *           "fingerprint": null,
+                     *           "geoCountry": "GB",
+                     *           "geoCity": "London",
+                     *           "totalSessions": 3,
+                     *           "firstSeenAt": "2026-11-20T09:12:44.120Z",
+                     *           "lastSeenAt": "2026-11-21T10:00:00.000Z",
+                     *           "metadata": {
+                     *             "plan": "pro"
+                     *           },
+                     *           "externalId": "crm-4711",
+                     *           "name": "Ada Lovelace",
+                     *           "email": "ada@example.com",
+                     *           "phone": "+442071234567",
+                     *           "conversationCount": 2,
+                     *           "updatedAt": "2026-11-21T10:05:00.000Z",
+                     *           "version": 2,
+                     *           "mergedInto": null,
+                     *           "erasedAt": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJvIjoiMDE5YTdjMWUiLCJxIjoiY29udmVyc2F0aW9ucyIsImsiOnt9fQ.q1Ww7bN4c9y0cVQ2dJ0q3Zr8mE5Yx1oGk7pL2aS4tHc"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["VisitorPage"];
+                };
+            };
+            400: components["responses"]["BadRequestLimited"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["IntegrationModuleRequiredLimited"];
+            403: components["responses"]["ForbiddenLimited"];
+            422: components["responses"]["ValidationErrorLimited"];
+            429: components["responses"]["RateLimitedLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    upsertVisitorByExternalId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your own correlation id (8–128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                externalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Ada Lovelace",
+                 *       "email": "ada@example.com"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpsertVisitorRequest"];
+            };
+        };
+        responses: {
+            /** @description The visitor, updated */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019a7c1e-6d40-7a12-8b3c-4e5f6a7b8c02",
+                     *       "identifier": "ada@example.com",
+                     *       "fingerprint": null,
+                     *       "geoCountry": "GB",
+                     *       "geoCity": "London",
+                     *       "totalSessions": 3,
+                     *       "firstSeenAt": "2026-11-20T09:12:44.120Z",
+                     *       "lastSeenAt": "2026-11-21T10:00:00.000Z",
+                     *       "metadata": {
+                     *         "plan": "pro"
+                     *       },
+                     *       "externalId": "crm-4711",
+                     *       "name": "Ada Lovelace",
+                     *       "email": "ada@example.com",
+                     *       "phone": "+442071234567",
+                     *       "conversationCount": 2,
+                     *       "updatedAt": "2026-11-21T10:05:00.000Z",
+                     *       "version": 2,
+                     *       "mergedInto": null,
+                     *       "erasedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["VisitorProfile"];
+                };
+            };
+            /** @description The visitor, created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019a7c1e-6d40-7a12-8b3c-4e5f6a7b8c02",
+                     *       "identifier": "ada@example.com",
+                     *       "fingerprint": null,
+                     *       "geoCountry": "GB",
+                     *       "geoCity": "London",
+                     *       "totalSessions": 3,
+                     *       "firstSeenAt": "2026-11-20T09:12:44.120Z",
+                     *       "lastSeenAt": "2026-11-21T10:00:00.000Z",
+                     *       "metadata": {
+                     *         "plan": "pro"
+                     *       },
+                     *       "externalId": "crm-4711",
+                     *       "name": "Ada Lovelace",
+                     *       "email": "ada@example.com",
+                     *       "phone": "+442071234567",
+                     *       "conversationCount": 0,
+                     *       "updatedAt": "2026-11-21T10:05:00.000Z",
+                     *       "version": 1,
+                     *       "mergedInto": null,
+                     *       "erasedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["VisitorProfile"];
+                };
+            };
+            400: components["responses"]["BadRequestLimited"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["IntegrationModuleRequiredLimited"];
+            403: components["responses"]["ForbiddenLimited"];
+            404: components["responses"]["NotFoundLimited"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationErrorLimited"];
+            429: components["responses"]["RateLimitedLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getVisitor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your own correlation id (8–128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The visitor */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019a7c1e-6d40-7a12-8b3c-4e5f6a7b8c02",
+                     *       "identifier": "ada@example.com",
+                     *       "fingerprint": null,
+                     *       "geoCountry": "GB",
+                     *       "geoCity": "London",
+                     *       "totalSessions": 3,
+                     *       "firstSeenAt": "2026-11-20T09:12:44.120Z",
+                     *       "lastSeenAt": "2026-11-21T10:00:00.000Z",
+                     *       "metadata": {
+                     *         "plan": "pro"
+                     *       },
+                     *       "externalId": "crm-4711",
+                     *       "name": "Ada Lovelace",
+                     *       "email": "ada@example.com",
+                     *       "phone": "+442071234567",
+                     *       "conversationCount": 2,
+                     *       "updatedAt": "2026-11-21T10:05:00.000Z",
+                     *       "version": 2,
+                     *       "mergedInto": null,
+                     *       "erasedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["VisitorProfile"];
+                };
+            };
+            400: components["responses"]["BadRequestLimited"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["IntegrationModuleRequiredLimited"];
+            403: components["responses"]["ForbiddenLimited"];
+            404: components["responses"]["NotFoundLimited"];
+            422: components["responses"]["ValidationErrorLimited"];
+            429: components["responses"]["RateLimitedLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateVisitor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The `ETag` you read: the write happens only if the resource is still at that version, else 412 with `details.currentVersion`. `*` or no header writes whatever the version.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description Your own correlation id (8–128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Ada Lovelace",
+                 *       "phone": "+442071234567"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateVisitorRequest"];
+            };
+        };
+        responses: {
+            /** @description The visitor after the change */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019a7c1e-6d40-7a12-8b3c-4e5f6a7b8c02",
+                     *       "identifier": "ada@example.com",
+                     *       "fingerprint": null,
+                     *       "geoCountry": "GB",
+                     *       "geoCity": "London",
+                     *       "totalSessions": 3,
+                     *       "firstSeenAt": "2026-11-20T09:12:44.120Z",
+                     *       "lastSeenAt": "2026-11-21T10:00:00.000Z",
+                     *       "metadata": {
+                     *         "plan": "pro"
+                     *       },
+                     *       "externalId": "crm-4711",
+                     *       "name": "Ada Lovelace",
+                     *       "email": "ada@example.com",
+                     *       "phone": "+442071234567",
+                     *       "conversationCount": 2,
+                     *       "updatedAt": "2026-11-21T10:05:00.000Z",
+                     *       "version": 2,
+                     *       "mergedInto": null,
+                     *       "erasedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["VisitorProfile"];
+                };
+            };
+            400: components["responses"]["BadRequestLimited"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["IntegrationModuleRequiredLimited"];
+            403: components["responses"]["ForbiddenLimited"];
+            404: components["responses"]["NotFoundLimited"];
+            409: components["responses"]["ConflictLimited"];
+            412: components["responses"]["PreconditionFailedLimited"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationErrorLimited"];
+            429: components["responses"]["RateLimitedLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     onConversationCreated: {
         parameters: {
             query?: never;
@@ -11835,6 +12614,240 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["NoteDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s acknowledges the delivery; anything else is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onVisitorCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry, so repeats can be recognized */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse deliveries too far from now */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}` with the webhook secret; two signatures separated by a space while a rotated secret is still valid */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "019a7c1f-0a13-7d55-9e66-6f77a88b990a",
+                 *       "type": "visitor.created",
+                 *       "timestamp": "2026-11-21T10:02:05.310Z",
+                 *       "organizationId": "019a7c1e-5b2a-7c31-9f4e-2d8a6b0c1e01",
+                 *       "data": {
+                 *         "id": "019a7c1e-6d40-7a12-8b3c-4e5f6a7b8c02",
+                 *         "identifier": "ada@example.com",
+                 *         "fingerprint": null,
+                 *         "geoCountry": "GB",
+                 *         "geoCity": "London",
+                 *         "totalSessions": 3,
+                 *         "firstSeenAt": "2026-11-20T09:12:44.120Z",
+                 *         "lastSeenAt": "2026-11-21T10:00:00.000Z",
+                 *         "metadata": {
+                 *           "plan": "pro"
+                 *         },
+                 *         "externalId": "crm-4711",
+                 *         "name": "Ada Lovelace",
+                 *         "email": "ada@example.com",
+                 *         "phone": "+442071234567",
+                 *         "conversationCount": 2,
+                 *         "updatedAt": "2026-11-21T10:05:00.000Z",
+                 *         "version": 1,
+                 *         "mergedInto": null,
+                 *         "erasedAt": null
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["VisitorCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s acknowledges the delivery; anything else is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onVisitorUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry, so repeats can be recognized */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse deliveries too far from now */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}` with the webhook secret; two signatures separated by a space while a rotated secret is still valid */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "019a7c1f-0a13-7d55-9e66-6f77a88b990a",
+                 *       "type": "visitor.updated",
+                 *       "timestamp": "2026-11-21T10:02:05.310Z",
+                 *       "organizationId": "019a7c1e-5b2a-7c31-9f4e-2d8a6b0c1e01",
+                 *       "data": {
+                 *         "id": "019a7c1e-6d40-7a12-8b3c-4e5f6a7b8c02",
+                 *         "identifier": "ada@example.com",
+                 *         "fingerprint": null,
+                 *         "geoCountry": "GB",
+                 *         "geoCity": "London",
+                 *         "totalSessions": 3,
+                 *         "firstSeenAt": "2026-11-20T09:12:44.120Z",
+                 *         "lastSeenAt": "2026-11-21T10:00:00.000Z",
+                 *         "metadata": {
+                 *           "plan": "pro"
+                 *         },
+                 *         "externalId": "crm-4711",
+                 *         "name": "Ada Lovelace",
+                 *         "email": "ada@example.com",
+                 *         "phone": "+442071234567",
+                 *         "conversationCount": 2,
+                 *         "updatedAt": "2026-11-21T10:05:00.000Z",
+                 *         "version": 2,
+                 *         "mergedInto": null,
+                 *         "erasedAt": null
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["VisitorUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s acknowledges the delivery; anything else is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onVisitorMerged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry, so repeats can be recognized */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse deliveries too far from now */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}` with the webhook secret; two signatures separated by a space while a rotated secret is still valid */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "019a7c1f-0a13-7d55-9e66-6f77a88b990a",
+                 *       "type": "visitor.merged",
+                 *       "timestamp": "2026-11-21T10:02:05.310Z",
+                 *       "organizationId": "019a7c1e-5b2a-7c31-9f4e-2d8a6b0c1e01",
+                 *       "data": {
+                 *         "id": "019a7c1e-6d40-7a12-8b3c-4e5f6a7b8c02",
+                 *         "identifier": "ada@example.com",
+                 *         "fingerprint": null,
+                 *         "geoCountry": "GB",
+                 *         "geoCity": "London",
+                 *         "totalSessions": 5,
+                 *         "firstSeenAt": "2026-11-20T09:12:44.120Z",
+                 *         "lastSeenAt": "2026-11-21T10:00:00.000Z",
+                 *         "metadata": {
+                 *           "plan": "pro"
+                 *         },
+                 *         "externalId": "crm-4711",
+                 *         "name": "Ada Lovelace",
+                 *         "email": "ada@example.com",
+                 *         "phone": "+442071234567",
+                 *         "conversationCount": 2,
+                 *         "updatedAt": "2026-11-21T10:05:00.000Z",
+                 *         "version": 3,
+                 *         "mergedInto": null,
+                 *         "erasedAt": null
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["VisitorMergedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s acknowledges the delivery; anything else is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onVisitorErased: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry, so repeats can be recognized */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse deliveries too far from now */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}` with the webhook secret; two signatures separated by a space while a rotated secret is still valid */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "019a7c1f-0a13-7d55-9e66-6f77a88b990a",
+                 *       "type": "visitor.erased",
+                 *       "timestamp": "2026-11-21T10:02:05.310Z",
+                 *       "organizationId": "019a7c1e-5b2a-7c31-9f4e-2d8a6b0c1e01",
+                 *       "data": {
+                 *         "id": "019a7c1e-6d40-7a12-8b3c-4e5f6a7b8c02",
+                 *         "identifier": "",
+                 *         "fingerprint": null,
+                 *         "geoCountry": null,
+                 *         "geoCity": null,
+                 *         "totalSessions": 3,
+                 *         "firstSeenAt": "2026-11-20T09:12:44.120Z",
+                 *         "lastSeenAt": "2026-11-21T10:00:00.000Z",
+                 *         "metadata": {},
+                 *         "externalId": null,
+                 *         "name": null,
+                 *         "email": null,
+                 *         "phone": null,
+                 *         "conversationCount": 2,
+                 *         "updatedAt": "2026-11-21T10:05:00.000Z",
+                 *         "version": 3,
+                 *         "mergedInto": null,
+                 *         "erasedAt": "2026-11-21T12:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["VisitorErasedEvent"];
             };
         };
         responses: {

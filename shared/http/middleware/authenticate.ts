@@ -1,11 +1,12 @@
 import { authenticate as resolveCaller } from '../../auth/authenticate';
-import { orgAudit } from '../../db/org-audit';
+import { auditActorOf, orgAudit } from '../../db/org-audit';
 import { logger } from '../../logger';
 import type { HttpMiddleware } from '../context';
 
 /**
  * Resolves the caller (401 when missing or invalid) and the organization it belongs to. A request
- * made with an impersonation session is audited here, with the platform as the actor, before
+ * made with an impersonation session is audited here (the operator as the actor, `impersonatedBy`
+ * the platform), before
  * anything else happens: no impersonated action (a refused one included) goes unrecorded.
  */
 export const authenticate = (): HttpMiddleware => ({
@@ -21,13 +22,15 @@ export const authenticate = (): HttpMiddleware => ({
     }
     if (caller.kind === 'operator' && caller.impersonatedBy) {
       await orgAudit.record(caller.orgId, {
-        action: 'impersonation.request',
-        actor: { type: 'platform', id: caller.impersonatedBy },
-        impersonatedOperatorId: caller.operatorId,
-        sessionId: caller.credentialId,
-        route: `${route.method} ${route.path}`,
-        path: request.event.path,
-        requestId: state.requestId,
+        ...auditActorOf(caller),
+        type: 'impersonation.request',
+        target: { type: 'route', id: `${route.method} ${route.path}` },
+        details: {
+          impersonatedOperatorId: caller.operatorId,
+          sessionId: caller.credentialId,
+          path: request.event.path,
+          requestId: state.requestId,
+        },
       });
     }
   },

@@ -1,0 +1,3 @@
+import { listAuditEvents, listPlatformAuditEvents } from './list-audit-events';
+
+export const auditRoutes = [listAuditEvents, listPlatformAuditEvents];

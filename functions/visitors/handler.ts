@@ -1,0 +1,4 @@
+import { createHandler } from '../../shared/http/stack';
+import { visitorRoutes } from './routes';
+
+export const handler = createHandler(visitorRoutes);

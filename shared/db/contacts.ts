@@ -1,0 +1,453 @@
+import {
+  GetCommand,
+  QueryCommand,
+  type QueryCommandInput,
+  TransactWriteCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { clock } from '../clock';
+import { ConflictError, NotFoundError, PreconditionFailedError } from '../errors';
+import { uuidv7 } from '../ids';
+import type { VisitorProfile } from '../schemas/visitor';
+import { batchGet } from './batch';
+import { db, tableName } from './client';
+import { decodeCursor, encodeCursor } from './cursor';
+import { eventWrite } from './events';
+import { keys } from './keys';
+import { syncPage } from './sync';
+import { backoff, RetryBudget, type TransactItem, type Write } from './transaction';
+
+/** Rounds of an upsert that keeps meeting a creation racing it (each then reads the winner). */
+const MAX_UPSERT_ROUNDS = 10;
+
+/**
+ * Visitors as contacts: the visitor item (`ORG#o#VISITOR#v`) with its profile, written whole on
+ * `rev`, its listing entries (keys.visitorIndexes) and the external-id guard, in one transaction
+ * with the visitor's event. `conversationCount` is counted when read (the visitor's gsi4 entries),
+ * so a conversation write never touches the visitor.
+ */
+export type StoredVisitor = Omit<VisitorProfile, 'conversationCount'> & { rev: number };
+
+export function storedVisitorOf(item: Record<string, unknown>): StoredVisitor {
+  const lastSeenAt = String(item.lastSeenAt);
+  return {
+    id: String(item.id),
+    identifier: String(item.identifier ?? ''),
+    fingerprint: (item.fingerprint as string | null | undefined) ?? null,
+    geoCountry: (item.geoCountry as string | null | undefined) ?? null,
+    geoCity: (item.geoCity as string | null | undefined) ?? null,
+    totalSessions: Number(item.totalSessions ?? 1),
+    firstSeenAt: String(item.firstSeenAt),
+    lastSeenAt,
+    metadata: (item.metadata as Record<string, unknown> | undefined) ?? {},
+    externalId: (item.externalId as string | null | undefined) ?? null,
+    name: (item.name as string | null | undefined) ?? null,
+    email: (item.email as string | null | undefined) ?? null,
+    phone: (item.phone as string | null | undefined) ?? null,
+    // Visitors written before contacts existed: their last sighting is their last change.
+    updatedAt: String(item.updatedAt ?? lastSeenAt),
+    version: Number(item.version ?? 1),
+    mergedInto: (item.mergedInto as string | null | undefined) ?? null,
+    erasedAt: (item.erasedAt as string | null | undefined) ?? null,
+    rev: Number(item.rev ?? 0),
+  };
+}
+
+/** The stored item: every listing key follows from the state. */
+export function visitorItem(orgId: string, visitor: StoredVisitor) {
+  return {
+    ...keys.visitor(orgId, visitor.id),
+    ...keys.visitorIndexes({ orgId, ...visitor }),
+    entity: 'visitor',
+    ...visitor,
+  };
+}
+
+/** A fresh visitor's state (widget bootstrap, upsert). */
+export function newStoredVisitor(fields: Partial<StoredVisitor> & { id: string }): StoredVisitor {
+  const now = clock.nowIso();
+  return {
+    identifier: fields.id,
+    fingerprint: null,
+    geoCountry: null,
+    geoCity: null,
+    totalSessions: 1,
+    firstSeenAt: now,
+    lastSeenAt: now,
+    metadata: {},
+    externalId: null,
+    name: null,
+    email: null,
+    phone: null,
+    updatedAt: now,
+    version: 1,
+    mergedInto: null,
+    erasedAt: null,
+    rev: 1,
+    ...fields,
+  };
+}
+
+const { rev: _rev, ...profileFields } = newStoredVisitor({ id: '' });
+const PROFILE_FIELDS = Object.keys(profileFields) as (keyof Omit<StoredVisitor, 'rev'>)[];
+
+/** The visitor as the API shows it, with its live conversations counted. */
+export function profileOf(visitor: StoredVisitor, conversationCount: number): VisitorProfile {
+  const profile: Record<string, unknown> = {};
+  for (const field of PROFILE_FIELDS) profile[field] = visitor[field];
+  profile.conversationCount = conversationCount;
+  return profile as VisitorProfile;
+}
+
+/** The visitor's live conversations: its gsi4 entries (removed by a soft delete), counted. */
+export async function conversationCountOf(orgId: string, visitorId: string): Promise<number> {
+  const partition = keys.conversationListPartition.visitor(orgId, visitorId);
+  let count = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new QueryCommand({
+        TableName: tableName,
+        IndexName: partition.index,
+        KeyConditionExpression: 'gsi4pk = :pk',
+        ExpressionAttributeValues: { ':pk': partition.pk },
+        Select: 'COUNT',
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    count += page.Count ?? 0;
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return count;
+}
+
+export async function profilesOf(orgId: string, stored: readonly StoredVisitor[]): Promise<VisitorProfile[]> {
+  const counts = await Promise.all(stored.map((visitor) => conversationCountOf(orgId, visitor.id)));
+  return stored.map((visitor, i) => profileOf(visitor, counts[i] ?? 0));
+}
+
+async function getStored(orgId: string, visitorId: string): Promise<StoredVisitor | undefined> {
+  const { Item } = await db.send(
+    new GetCommand({ TableName: tableName, Key: keys.visitor(orgId, visitorId), ConsistentRead: true }),
+  );
+  return Item ? storedVisitorOf(Item) : undefined;
+}
+
+function mergeMetadata(current: Record<string, unknown>, patch: Record<string, unknown>) {
+  const merged = { ...current };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete merged[key];
+    else merged[key] = value;
+  }
+  return merged;
+}
+
+export interface VisitorChanges {
+  identifier?: string | undefined;
+  name?: string | null | undefined;
+  email?: string | null | undefined;
+  phone?: string | null | undefined;
+  externalId?: string | null | undefined;
+  metadata?: Record<string, unknown> | undefined;
+}
+
+/** The visitor after the changes, or undefined when they change nothing (no new version). */
+function applied(current: StoredVisitor, changes: VisitorChanges): StoredVisitor | undefined {
+  const next: StoredVisitor = { ...current };
+  if (changes.identifier !== undefined) next.identifier = changes.identifier;
+  if (changes.name !== undefined) next.name = changes.name;
+  if (changes.email !== undefined) next.email = changes.email;
+  if (changes.phone !== undefined) next.phone = changes.phone;
+  if (changes.externalId !== undefined) next.externalId = changes.externalId;
+  if (changes.metadata !== undefined) next.metadata = mergeMetadata(current.metadata, changes.metadata);
+  const same = PROFILE_FIELDS.every(
+    (field) => JSON.stringify(next[field]) === JSON.stringify(current[field]),
+  );
+  if (same) return undefined;
+  return { ...next, updatedAt: clock.nowIso(), version: current.version + 1, rev: current.rev + 1 };
+}
+
+const takenExternalId = () =>
+  new ConflictError('Another visitor has this externalId', { field: 'externalId' });
+
+/** The external-id guard changes a write makes: claim the new one, release the old one. */
+function guardWrites(orgId: string, before: StoredVisitor | undefined, after: StoredVisitor): Write[] {
+  const writes: Write[] = [];
+  if (before?.externalId === after.externalId) return writes;
+  if (after.externalId !== null) {
+    writes.push({
+      action: {
+        Put: {
+          TableName: tableName,
+          Item: {
+            ...keys.visitorExternalId(orgId, after.externalId),
+            entity: 'visitorExternalId',
+            visitorId: after.id,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      onConditionFailed: takenExternalId,
+    });
+  }
+  if (before?.externalId) {
+    writes.push({
+      action: {
+        Delete: {
+          TableName: tableName,
+          Key: keys.visitorExternalId(orgId, before.externalId),
+          ConditionExpression: 'visitorId = :me',
+          ExpressionAttributeValues: { ':me': after.id },
+        },
+      },
+    });
+  }
+  return writes;
+}
+
+/** The visitor's Put on the `rev` it was read at (absent: a new visitor). */
+function visitorPut(orgId: string, before: StoredVisitor | undefined, after: StoredVisitor): TransactItem {
+  return {
+    Put: {
+      TableName: tableName,
+      Item: visitorItem(orgId, after),
+      ...(before === undefined
+        ? { ConditionExpression: 'attribute_not_exists(pk)' }
+        : before.rev === 0
+          ? { ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(rev)' }
+          : { ConditionExpression: 'rev = :rev', ExpressionAttributeValues: { ':rev': before.rev } }),
+    },
+  };
+}
+
+class LostRace extends Error {}
+
+/** One transaction: the visitor, its guard changes, its event and any other writes; a lost `rev` race is LostRace. */
+async function commit(
+  orgId: string,
+  before: StoredVisitor | undefined,
+  after: StoredVisitor,
+  extra: Write[],
+) {
+  const writes: Write[] = [
+    { action: visitorPut(orgId, before, after), onConditionFailed: () => new LostRace() },
+    ...guardWrites(orgId, before, after),
+    ...extra,
+  ];
+  try {
+    await db.send(new TransactWriteCommand({ TransactItems: writes.map((write) => write.action) }));
+  } catch (error) {
+    const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+    if (!reasons) throw error;
+    const failed = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
+    if (failed >= 0) throw writes[failed]?.onConditionFailed?.() ?? new LostRace();
+    if (reasons.some((reason) => reason.Code === 'TransactionConflict')) throw new LostRace();
+    throw error;
+  }
+}
+
+/** Reads, applies and commits until the write wins its `rev` race (within the request's retry budget). */
+async function changeVisitor(
+  orgId: string,
+  visitorId: string,
+  change: (current: StoredVisitor) => StoredVisitor | undefined,
+  extra: (current: StoredVisitor, next: StoredVisitor) => Write[] = () => [],
+): Promise<{ visitor: StoredVisitor; changed: boolean }> {
+  const budget = new RetryBudget();
+  for (let attempt = 1; ; attempt++) {
+    const current = await getStored(orgId, visitorId);
+    if (!current) throw new NotFoundError('Visitor not found');
+    const next = change(current);
+    if (!next) return { visitor: current, changed: false };
+    try {
+      const count = await conversationCountOf(orgId, visitorId);
+      await commit(orgId, current, next, [
+        eventWrite(orgId, 'visitor.updated', profileOf(next, count)),
+        ...extra(current, next),
+      ]);
+      return { visitor: next, changed: true };
+    } catch (error) {
+      if (!(error instanceof LostRace) || !(await budget.pause(attempt))) throw error;
+    }
+  }
+}
+
+interface Page<T> {
+  data: T[];
+  nextCursor: string | null;
+  done?: boolean;
+}
+
+export interface VisitorListQuery {
+  cursor?: string | undefined;
+  limit: number;
+  email?: string | undefined;
+  externalId?: string | undefined;
+  identifier?: string | undefined;
+  updatedSince?: string | undefined;
+}
+
+const matches = (visitor: StoredVisitor, query: VisitorListQuery) =>
+  (query.email === undefined || visitor.email?.toLowerCase() === query.email.toLowerCase()) &&
+  (query.externalId === undefined || visitor.externalId === query.externalId) &&
+  (query.identifier === undefined || visitor.identifier === query.identifier);
+
+/** Reads the visitors an index page names, by key, in the page's order; filtered by every filter. */
+async function visitorsNamed(entries: Record<string, unknown>[], query: VisitorListQuery) {
+  const items = await batchGet(
+    entries.map((entry) => ({ pk: entry.pk, sk: entry.sk })),
+    { consistent: false },
+  );
+  const byPk = new Map(items.map((item) => [String(item.pk), storedVisitorOf(item)]));
+  return entries.flatMap((entry) => {
+    const visitor = byPk.get(String(entry.pk));
+    return visitor && matches(visitor, query) ? [visitor] : [];
+  });
+}
+
+export const contacts = {
+  get: getStored,
+
+  async profile(orgId: string, visitorId: string): Promise<VisitorProfile | undefined> {
+    const [stored, count] = await Promise.all([
+      getStored(orgId, visitorId),
+      conversationCountOf(orgId, visitorId),
+    ]);
+    return stored ? profileOf(stored, count) : undefined;
+  },
+
+  /**
+   * PATCH: the changes on the version `ifMatch` names (412 otherwise); a taken external id is 409.
+   * A body that changes nothing answers the visitor as it is.
+   */
+  async patch(orgId: string, visitorId: string, changes: VisitorChanges, ifMatch: number | undefined) {
+    const { visitor } = await changeVisitor(orgId, visitorId, (current) => {
+      if (ifMatch !== undefined && ifMatch !== current.version)
+        throw new PreconditionFailedError(current.version);
+      if (current.erasedAt !== null || current.mergedInto !== null)
+        throw new ConflictError(
+          current.erasedAt !== null ? 'The visitor was erased' : 'The visitor was merged into another',
+          { field: 'id' },
+        );
+      return applied(current, changes);
+    });
+    return profileOf(visitor, await conversationCountOf(orgId, visitorId));
+  },
+
+  /**
+   * PUT by external id: creates the visitor with its guard in one transaction (the guard's
+   * `attribute_not_exists` makes concurrent creators of one external id lose to the first), or
+   * updates the visitor the guard names. `created` tells which.
+   */
+  async upsert(orgId: string, externalId: string, changes: Omit<VisitorChanges, 'externalId'>) {
+    for (let attempt = 1; ; attempt++) {
+      const { Item: guard } = await db.send(
+        new GetCommand({
+          TableName: tableName,
+          Key: keys.visitorExternalId(orgId, externalId),
+          ConsistentRead: true,
+        }),
+      );
+      if (guard) {
+        try {
+          const { visitor } = await changeVisitor(orgId, String(guard.visitorId), (current) => {
+            if (current.externalId !== externalId) throw new LostRace();
+            return applied(current, changes);
+          });
+          return {
+            created: false,
+            visitor: profileOf(visitor, await conversationCountOf(orgId, visitor.id)),
+          };
+        } catch (error) {
+          // The guard moved to another visitor meanwhile (a PATCH changed the external id): read it again.
+          if (!(error instanceof LostRace || error instanceof NotFoundError) || attempt >= MAX_UPSERT_ROUNDS)
+            throw error;
+          await backoff(attempt);
+          continue;
+        }
+      }
+      const id = uuidv7();
+      const fresh = newStoredVisitor({
+        id,
+        externalId,
+        ...(changes.identifier !== undefined ? { identifier: changes.identifier } : {}),
+        name: changes.name ?? null,
+        email: changes.email ?? null,
+        phone: changes.phone ?? null,
+        metadata: mergeMetadata({}, changes.metadata ?? {}),
+      });
+      try {
+        await commit(orgId, undefined, fresh, [eventWrite(orgId, 'visitor.created', profileOf(fresh, 0))]);
+        return { created: true, visitor: profileOf(fresh, 0) };
+      } catch (error) {
+        // Another upsert of this external id created it first (or is creating it): update that one
+        // instead. Not contention on one item, so not bounded by the request's retry budget.
+        if (!(error instanceof ConflictError || error instanceof LostRace) || attempt >= MAX_UPSERT_ROUNDS)
+          throw error;
+        await backoff(attempt);
+      }
+    }
+  },
+
+  /**
+   * A listing page: newest `lastSeenAt` first, or with `updatedSince` oldest `updatedAt` first
+   * (`{ data, nextCursor, done }`, the cursor resuming after the last change served).
+   */
+  async list(orgId: string, query: VisitorListQuery): Promise<Page<VisitorProfile>> {
+    if (query.updatedSince !== undefined) return contacts.sync(orgId, query);
+    const filters = { email: query.email, externalId: query.externalId, identifier: query.identifier };
+    const queryId = `visitors:${JSON.stringify(filters)}`;
+    if (query.externalId !== undefined) {
+      // At most one visitor: the guard names it.
+      if (query.cursor) decodeCursor(query.cursor, orgId, queryId);
+      const { Item: guard } = await db.send(
+        new GetCommand({ TableName: tableName, Key: keys.visitorExternalId(orgId, query.externalId) }),
+      );
+      const visitor = guard ? await getStored(orgId, String(guard.visitorId)) : undefined;
+      const found = visitor && !query.cursor && matches(visitor, query) ? [visitor] : [];
+      return { data: await profilesOf(orgId, found), nextCursor: null };
+    }
+    const partition =
+      query.email !== undefined
+        ? keys.visitorListPartition.email(orgId, query.email)
+        : query.identifier !== undefined
+          ? keys.visitorListPartition.identifier(orgId, query.identifier)
+          : keys.visitorListPartition.all(orgId);
+    const n = partition.index.slice(-1);
+    const input: QueryCommandInput = {
+      TableName: tableName,
+      IndexName: partition.index,
+      KeyConditionExpression: `gsi${n}pk = :pk`,
+      ExpressionAttributeValues: { ':pk': partition.pk },
+      ScanIndexForward: false,
+      Limit: query.limit + 1,
+      ExclusiveStartKey: query.cursor ? decodeCursor(query.cursor, orgId, queryId) : undefined,
+    };
+    const { Items = [] } = await db.send(new QueryCommand(input));
+    const page = Items.slice(0, query.limit);
+    const last = page.at(-1);
+    const nextCursor =
+      Items.length > query.limit && last
+        ? encodeCursor(orgId, queryId, {
+            pk: last.pk,
+            sk: last.sk,
+            [`gsi${n}pk`]: last[`gsi${n}pk`],
+            [`gsi${n}sk`]: last[`gsi${n}sk`],
+          })
+        : null;
+    return { data: await profilesOf(orgId, await visitorsNamed(page, query)), nextCursor };
+  },
+
+  /** Incremental sync: gsi2 from `updatedSince` (or after the cursor) up to the settled end. */
+  async sync(orgId: string, query: VisitorListQuery): Promise<Page<VisitorProfile>> {
+    const filters = { email: query.email, externalId: query.externalId, identifier: query.identifier };
+    const result = await syncPage(orgId, `visitors-sync:${JSON.stringify(filters)}`, {
+      partition: keys.visitorListPartition.updated(orgId),
+      since: query.updatedSince ?? '',
+      cursor: query.cursor,
+      limit: query.limit,
+    });
+    const entries = result.entries;
+    const visitors = await visitorsNamed(entries, query);
+    return { data: await profilesOf(orgId, visitors), nextCursor: result.nextCursor, done: result.done };
+  },
+};
