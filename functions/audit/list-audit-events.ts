@@ -1,4 +1,4 @@
-import { orgAudit } from '../../shared/db/org-audit';
+import { auditLog } from '../../shared/db/audit-log';
 import { ValidationError } from '../../shared/errors';
 import { ok, route } from '../../shared/http/route';
 import {
@@ -81,7 +81,7 @@ export const listPlatformAuditEvents = route({
     },
   },
   handle: async ({ query }) =>
-    ok(await orgAudit.list(null, filtersOf(query), { cursor: query.cursor, limit: query.limit })),
+    ok(await auditLog.list(null, filtersOf(query), { cursor: query.cursor, limit: query.limit })),
 });
 
 export const listAuditEvents = route({
@@ -99,5 +99,5 @@ export const listAuditEvents = route({
   errors: [400],
   examples: { response: example },
   handle: async ({ caller, query }) =>
-    ok(await orgAudit.list(caller.orgId, filtersOf(query), { cursor: query.cursor, limit: query.limit })),
+    ok(await auditLog.list(caller.orgId, filtersOf(query), { cursor: query.cursor, limit: query.limit })),
 });

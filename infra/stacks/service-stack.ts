@@ -167,6 +167,9 @@ const groupNeeds: Partial<
   events: { readsCursorKeys: true },
   // Search answers cursor pages from the PostgreSQL index.
   search: { readsCursorKeys: true, searchIndex: true },
+  // The audit log and the visitor listings (incremental sync included) are cursor pages too.
+  audit: { readsCursorKeys: true },
+  visitors: { readsCursorKeys: true },
   // AI provider keys are sealed on create and update, opened by the provider test.
   admin: { holdsAiProviderKeys: true },
   // Adding a channel looks it up through Discord's API with the bot token.
@@ -276,6 +279,11 @@ export const defaultReservedConcurrency: Readonly<Record<string, number>> = {
   // One database connection per instance: these bound the search index's connections (with the worker's).
   search: 20,
   'search-index': 10,
+  // Uploads: two calls per file (create, complete); the audit log is read by administrators only.
+  uploads: 15,
+  visitors: 10,
+  audit: 5,
+  'malware-scan-result': 2,
 };
 /** A route group added without its own line above. */
 const DEFAULT_GROUP_CONCURRENCY = 20;
@@ -898,13 +906,28 @@ export class ServiceStack extends Stack {
     const fallback = integrations.get(fallbackGroup);
     if (!fallback) throw new Error(`Fallback group "${fallbackGroup}" is not in the route table`);
 
+    // The API's method tree (a method per route and an ANY fallback per path) is most of the
+    // template: a nested stack of its own keeps the main stack clear of CloudFormation's 500
+    // resources. Its methods join the stage through the deployment below.
+    const methodTree = new NestedStack(this, 'ApiMethods', {
+      description: "the REST API's resources and methods, from the route table",
+    });
+    acknowledge(methodTree, {
+      'AwsSolutions-APIG4': inMiddleware,
+      'AwsSolutions-COG4': inMiddleware,
+    });
+    const treeApi = RestApi.fromRestApiAttributes(methodTree, 'Api', {
+      restApiId: api.restApiId,
+      rootResourceId: api.restApiRootResourceId,
+      restApiName: api.restApiName,
+    });
     const routed = new Set<IResource>();
     const routeMethods: (RoutedMethod & { group: string })[] = [];
     for (const group of routeTable()) {
       const integration = integrations.get(group.name);
       if (!integration) continue;
       for (const route of group.routes) {
-        const resource = resourceForPath(api.root, route.path);
+        const resource = resourceForPath(treeApi.root, route.path);
         const method: Method = resource.addMethod(route.method, integration);
         routeMethods.push({ key: `${route.method} ${route.path}`, method, group: group.name });
         routed.add(resource);
@@ -913,11 +936,19 @@ export class ServiceStack extends Stack {
     // Unmatched methods on a known path reach the fallback function, which answers 405 with `Allow`.
     for (const resource of routed) resource.addMethod('ANY', fallback);
     // Unknown paths reach it too (404 in the envelope) rather than API Gateway's 403 "Missing Authentication Token".
-    const apiRoot = resourceForPath(api.root, '/api');
-    for (const resource of [api.root, apiRoot]) {
-      if (!routed.has(resource)) resource.addMethod('ANY', fallback);
-      resource.addProxy({ defaultIntegration: fallback, anyMethod: true });
-    }
+    const apiRoot = resourceForPath(treeApi.root, '/api');
+    if (!routed.has(apiRoot)) apiRoot.addMethod('ANY', fallback);
+    apiRoot.addProxy({ defaultIntegration: fallback, anyMethod: true });
+    // The root's own stay here: a REST API with no method of its own does not synthesize.
+    api.root.addMethod('ANY', fallback);
+    api.root.addProxy({ defaultIntegration: fallback, anyMethod: true });
+    // A new deployment whenever the routes change, made once the method tree exists.
+    const deployment = api.latestDeployment;
+    if (!deployment) throw new Error('The REST API has no deployment');
+    deployment.node.addDependency(methodTree);
+    deployment.addToLogicalId(
+      routeTable().map((group) => [group.name, group.routes.map((route) => `${route.method} ${route.path}`)]),
+    );
 
     paging.push(
       ...this.queueAlarms(deadLetterQueues, thresholds.deadLetters, 'dead-letters'),

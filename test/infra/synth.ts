@@ -23,10 +23,15 @@ export function synthesize(props: ServiceStackProps = {}) {
     Conditions: Record<string, unknown>;
   };
   const mainResources = json.Resources;
-  // The paging alarms, the dashboard and the saved queries live in the Operations nested stack (the
-  // main stack's resource count): tests read them as if they were in the main template, each
+  // The paging alarms, the dashboard and the saved queries (Operations) and the API's method tree
+  // (ApiMethods) live in nested stacks (the main stack's resource count): tests read them as if
+  // they were in the main template, each
   // parameter the nested stack receives replaced by what the main stack passes it.
-  json.Resources = { ...mainResources, ...inlined(stack, 'Operations', mainResources) };
+  json.Resources = {
+    ...mainResources,
+    ...inlined(stack, 'Operations', mainResources),
+    ...inlined(stack, 'ApiMethods', mainResources),
+  };
   const nested = stack.node.tryFindChild('RouteAlarms') as NestedStack | undefined;
   const routeTemplate = nested ? Template.fromStack(nested) : undefined;
   const functionAlarmTemplate = Template.fromStack(stack.node.findChild('FunctionAlarms') as NestedStack);
