@@ -312,7 +312,7 @@ async function main(): Promise<SearchResult> {
   }
 
   // ── 5. rebuild ───────────────────────────────────────────────────────────────────────────────────
-  const rebuildMessages = Math.min(50_000, Math.max(2_000, Math.round(messages / 20)));
+  const rebuildMessages = Math.min(20_000, Math.max(2_000, Math.round(messages / 20)));
   const small = await tenant(`Search rebuild ${rebuildMessages}`);
   say(
     `rebuild: seeding ${rebuildMessages.toLocaleString('en')} messages into the table (the stream worker indexes them)…`,
