@@ -98,7 +98,7 @@ Options:
                               2 cores (1,000,000: ~8 minutes, then four exports of ~1 minute)
   --no-export-volume          skip phase 7 (export volume; ~1.5–2 minutes at 100,000 messages)
   --search-volume=<n>         phase 8 (search) seeds a tenant of <n> messages in n/10 conversations
-                              (default 20000, about a minute; the issue's reference is 1000000:
+                              (default 20000, 1–2 minutes; the issue's reference is 1000000:
                               or standalone, npx tsx test/bench/search-main.ts --messages=1000000 --report)
   --no-search                 skip phase 8 (search: index lag, query latency, write cost, rebuild)
   --help                      this text`;

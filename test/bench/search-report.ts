@@ -1,7 +1,7 @@
 import type { SearchResult } from './protocol';
 import { mark, section, table, type Verdict } from './report';
 
-/** `npm run bench`'s default size: about a minute on 2 cores. The issue's reference: 1,000,000. */
+/** `npm run bench`'s default size: 1–2 minutes on 2 cores. The issue's reference: 1,000,000. */
 export const SEARCH_DEFAULT_MESSAGES = 20_000;
 
 /** Issue 25's goals (local stack, 100,000 conversations and 1,000,000 messages). */
