@@ -33,6 +33,7 @@ const expected: Record<string, Expected> = {
   'events/apigw/exports-conversations.json': { status: 200 },
   'events/apigw/identity-me.json': { status: 200 },
   'events/apigw/kb-articles-search.json': { status: 200 },
+  'events/apigw/search-conversations.json': { status: 200 },
   'events/apigw/kb-collections-list.json': { status: 200 },
   'events/apigw/platform-health.json': { status: 200 },
   'events/apigw/platform-unknown-route.json': { status: 404 },
@@ -57,6 +58,7 @@ const expected: Record<string, Expected> = {
   'events/dynamodb/webhook-fanout.json': { failures: 0 },
   'events/dynamodb/realtime-push.json': { failures: 0 },
   'events/dynamodb/conversation-deletions.json': { failures: 0 },
+  'events/dynamodb/search-index.json': { failures: 0 },
 };
 
 /** The resource names of the local stack (`infra/local/stack.ts`). */

@@ -274,6 +274,10 @@ beforeAll(async () => {
     ],
     ['GET /api/conversations', { token: tenant.apiKey, path: '/api/conversations' }],
     [
+      'GET /api/conversations/search',
+      { token: tenant.apiKey, path: '/api/conversations/search?q=status%3Aopen' },
+    ],
+    [
       'POST /api/conversations',
       {
         token: tenant.operatorSession,
