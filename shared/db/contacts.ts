@@ -13,6 +13,8 @@ import { db, tableName } from './client';
 import { decodeCursor, encodeCursor } from './cursor';
 import { eventWrite } from './events';
 import { keys } from './keys';
+import { syncPage } from './sync';
+import { backoff, RetryBudget, type TransactItem, type Write } from './transaction';
 import {
   newStoredVisitor,
   PROFILE_FIELDS,
@@ -21,8 +23,6 @@ import {
   storedVisitorOf,
   visitorItem,
 } from './visitor-record';
-import { syncPage } from './sync';
-import { backoff, RetryBudget, type TransactItem, type Write } from './transaction';
 
 /** Rounds of an upsert that keeps meeting a creation racing it (each then reads the winner). */
 const MAX_UPSERT_ROUNDS = 10;

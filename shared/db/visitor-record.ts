@@ -80,4 +80,3 @@ export function profileOf(visitor: StoredVisitor, conversationCount: number): Vi
   profile.conversationCount = conversationCount;
   return profile as VisitorProfile;
 }
-

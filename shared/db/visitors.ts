@@ -3,11 +3,11 @@ import { uuidv7 } from '../ids';
 import { visitorProjection } from '../schemas/projections';
 import type { Visitor } from '../schemas/visitor';
 import { db, tableName } from './client';
-import { newStoredVisitor, profileOf, visitorItem } from './visitor-record';
 import { credentials } from './credentials';
 import { eventWrite } from './events';
 import { keys } from './keys';
 import { projectAs } from './project';
+import { newStoredVisitor, profileOf, visitorItem } from './visitor-record';
 
 const toVisitor = projectAs<Visitor>(visitorProjection);
 

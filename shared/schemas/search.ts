@@ -1,4 +1,5 @@
-import { cursorParam, isoInstant, pageLimit } from './common';
+import { MAX_QUERY_LENGTH } from '../search/query';
+import { cursorParam, isoInstant, pageLimit, plainText } from './common';
 import { conversation } from './conversation';
 import { documented, lazily, named } from './names';
 import * as z from './zod';
@@ -7,14 +8,25 @@ export const searchSorts = ['relevance', 'newest', 'oldest'] as const;
 
 export const searchConversationsQuery = lazily(() =>
   z.strictObject({
-    // Length and content are checked by the query parser, whose 422 names the offset.
-    q: documented(z.string(), {
-      minLength: 1,
-      maxLength: 1000,
-      pattern: '\\S',
-      description:
-        'The query (1–1,000 characters, at most 50 terms and filters): words (all must match; word forms of the organization’s `defaultLocale` match), `word*` (prefix, at least 2 characters), `"a phrase"`, `OR`, `-clause` / `NOT clause`, parentheses (4 levels), and filters: `status:`, `priority:`, `tag:`, `operator:<uuid>|none`, `team:<uuid>|none`, `visitor:<uuid>`, `from:visitor|operator`, `in:messages|notes|title`, `cf.<field>:`, `created>` `created<` `updated>` `updated<` a date or an instant. Quoted values allowed (`tag:"vip customer"`).',
-    }),
+    q: documented(
+      z
+        .string()
+        .check(
+          z.minLength(
+            1,
+            `Invalid query: the query must be 1 to ${MAX_QUERY_LENGTH} characters long at offset 0`,
+          ),
+          z.maxLength(
+            MAX_QUERY_LENGTH,
+            `Invalid query: the query must be 1 to ${MAX_QUERY_LENGTH} characters long at offset ${MAX_QUERY_LENGTH}`,
+          ),
+          plainText(),
+        ),
+      {
+        description:
+          'The query (1–1,000 characters, at most 50 terms and filters): words (all must match; word forms of the organization’s `defaultLocale` match), `word*` (prefix, at least 2 characters), `"a phrase"`, `OR`, `-clause` / `NOT clause`, parentheses (4 levels), and filters: `status:`, `priority:`, `tag:`, `operator:<uuid>|none`, `team:<uuid>|none`, `visitor:<uuid>`, `from:visitor|operator`, `in:messages|notes|title`, `cf.<field>:`, `created>` `created<` `updated>` `updated<` a date or an instant. Quoted values allowed (`tag:"vip customer"`).',
+      },
+    ),
     sort: z.optional(z.enum(searchSorts)),
     cursor: z.optional(cursorParam),
     limit: pageLimit(20, 100),

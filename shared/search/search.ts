@@ -29,6 +29,8 @@ export interface SearchRequest {
   visitorId?: string | undefined;
   /** The oldest `lastMessageAt` the organization still shows. */
   since?: string | undefined;
+  /** Where `total` stops counting (TOTAL_CAP; lower in tests of the cap). */
+  totalCap?: number | undefined;
 }
 
 export interface SearchMatch {
@@ -165,7 +167,7 @@ interface Compiled {
  */
 function compile(
   node: QueryNode,
-  context: { orgParam: string; params: Params; scope: string; tsqueryOf: Map<TextNode, string> },
+  context: { orgParam: string; params: Params; scope: () => string; tsqueryOf: Map<TextNode, string> },
 ): Compiled {
   const { params } = context;
   switch (node.type) {
@@ -181,7 +183,7 @@ function compile(
       const tsquery = context.tsqueryOf.get(node) ?? '';
       if (tsquery === '') return { sql: 'true' };
       return {
-        sql: `c.conversation_id IN (SELECT d.conversation_id FROM search_document d WHERE d.org_id = ${context.orgParam} AND NOT d.deleted AND d.tsv @@ ${params.add(tsquery)}::tsquery AND ${context.scope})`,
+        sql: `c.conversation_id IN (SELECT d.conversation_id FROM search_document d WHERE d.org_id = ${context.orgParam} AND NOT d.deleted AND d.tsv @@ ${params.add(tsquery)}::tsquery AND ${context.scope()})`,
       };
     }
     case 'filter':
@@ -255,7 +257,13 @@ export async function search(request: SearchRequest): Promise<SearchResult> {
 
   const params = new Params();
   const orgParam = params.add(request.orgId);
-  const scopeCondition = scopeSql(scope, params);
+  // Bound on first use: a parameter the statement never names has no type, and PostgreSQL refuses
+  // the statement (a query of filters only has no text term to scope).
+  let scoped: string | undefined;
+  const scopeCondition = () => {
+    scoped ??= scopeSql(scope, params);
+    return scoped;
+  };
   const where = [`c.org_id = ${orgParam}`, 'NOT c.deleted'];
   if (request.visitorId) where.push(`c.visitor_id = ${params.add(request.visitorId)}`);
   if (request.since) where.push(`c.last_message_at >= ${params.add(request.since)}::timestamptz`);
@@ -268,7 +276,7 @@ export async function search(request: SearchRequest): Promise<SearchResult> {
     const any = params.add(anyTerm);
     scoreJoin = `LEFT JOIN (SELECT d.conversation_id, max(ts_rank_cd(d.tsv, ${any}::tsquery)) AS score
         FROM search_document d
-        WHERE d.org_id = ${orgParam} AND NOT d.deleted AND d.tsv @@ ${any}::tsquery AND ${scopeCondition}
+        WHERE d.org_id = ${orgParam} AND NOT d.deleted AND d.tsv @@ ${any}::tsquery AND ${scopeCondition()}
         GROUP BY d.conversation_id) s ON s.conversation_id = c.conversation_id`;
     scoreSql = 'coalesce(s.score, 0)::real';
   } else if (relevance) scoreSql = '0::real';
@@ -290,7 +298,8 @@ export async function search(request: SearchRequest): Promise<SearchResult> {
         ? 'm.score DESC, m.last_message_at DESC, m.conversation_id DESC'
         : 'm.last_message_at DESC, m.conversation_id DESC';
   const limit = params.add(request.limit + 1);
-  const cap = params.add(TOTAL_CAP + 1);
+  const totalCap = request.totalCap ?? TOTAL_CAP;
+  const cap = params.add(totalCap + 1);
   const { rows } = await searchPool().query<{
     total: string;
     conversation_id: string | null;
@@ -329,8 +338,8 @@ export async function search(request: SearchRequest): Promise<SearchResult> {
       matches: matches.get(row.conversation_id as string) ?? [],
     })),
     nextCursor,
-    total: Math.min(totalCount, TOTAL_CAP),
-    totalCapped: totalCount > TOTAL_CAP,
+    total: Math.min(totalCount, totalCap),
+    totalCapped: totalCount > totalCap,
   };
 }
 

@@ -38,7 +38,7 @@ export interface SeededVolume {
 }
 
 /** mulberry32: a small seeded generator, so every run writes the same data. */
-function generator(seed: number) {
+export function generator(seed: number) {
   let state = seed >>> 0;
   const next = () => {
     state = (state + 0x6d2b79f5) >>> 0;

@@ -82,6 +82,8 @@ export interface BenchArgs {
   help: boolean;
   /** Message counts of phase 7 (the 100,000 reference is always among them); empty: phase skipped. */
   exportVolumes: number[];
+  /** Messages of phase 8's search tenant (a tenth as many conversations); 0: phase skipped. */
+  searchMessages: number;
 }
 
 export const BENCH_USAGE = `Usage: npm run bench -- [options]
@@ -95,10 +97,14 @@ Options:
                               100,000 it always measures; seeding runs at ~2,000 messages/s on
                               2 cores (1,000,000: ~8 minutes, then four exports of ~1 minute)
   --no-export-volume          skip phase 7 (export volume; ~1.5–2 minutes at 100,000 messages)
+  --search-volume=<n>         phase 8 (search) seeds a tenant of <n> messages in n/10 conversations
+                              (default 20000, 1–2 minutes; the issue's reference is 1000000:
+                              or standalone, npx tsx test/bench/search-main.ts --messages=1000000 --report)
+  --no-search                 skip phase 8 (search: index lag, query latency, write cost, rebuild)
   --help                      this text`;
 
 export function parseBenchArgs(argv: readonly string[]): BenchArgs | { error: string } {
-  const args: BenchArgs = { help: false, exportVolumes: [100_000] };
+  const args: BenchArgs = { help: false, exportVolumes: [100_000], searchMessages: 20_000 };
   for (const arg of argv) {
     if (arg === '--help' || arg === '-h') args.help = true;
     else if (arg === '--no-export-volume') args.exportVolumes = [];
@@ -111,6 +117,12 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs | { error: st
       if (sizes.some((size) => !Number.isInteger(size) || size < 10_000 || size > 10_000_000))
         return { error: `${arg}: message counts are whole numbers from 10000 to 10000000` };
       args.exportVolumes = [...new Set([100_000, ...sizes])].sort((a, b) => a - b);
+    } else if (arg === '--no-search') args.searchMessages = 0;
+    else if (arg.startsWith('--search-volume=')) {
+      const size = Number(arg.slice('--search-volume='.length).replaceAll('_', '').trim());
+      if (!Number.isInteger(size) || size < 1_000 || size > 10_000_000)
+        return { error: `${arg}: a whole number of messages from 1000 to 10000000` };
+      args.searchMessages = size;
     } else return { error: `unknown option ${arg}` };
   }
   return args;

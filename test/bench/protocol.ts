@@ -274,3 +274,59 @@ export interface UploadCompleteResult {
   baselineRss: number;
   body?: string;
 }
+
+/** Phase 8: one query of the search phase, through the HTTP API. */
+export interface SearchQueryResult {
+  name: string;
+  q: string;
+  sort?: string;
+  ms: MsDistribution;
+  total: number;
+  totalCapped: boolean;
+  /** Hits on the first page (limit 20). */
+  hits: number;
+  statuses: number[];
+}
+
+export interface SearchResult {
+  messages: number;
+  conversations: number;
+  /** Index rows written by the bulk seed (projection + writer), and how long it took. */
+  seedRows: number;
+  seedMs: number;
+  /** Conversations put into the table with BatchWriteItem (a sample and the measured pages'). */
+  tablePut: { conversations: number; ms: number };
+  /** Until the stream worker had re-projected them (a conversation created after them searchable). */
+  streamCatchUpMs: number;
+  vacuumMs: number;
+  storage: {
+    documents: number;
+    messageDocuments: number;
+    conversations: number;
+    /** pg_total_relation_size: heap, TOAST and indexes. */
+    documentBytes: number;
+    documentHeapBytes: number;
+    documentIndexBytes: number;
+    termsIndexBytes: number;
+    conversationBytes: number;
+  };
+  /** Commit (the message's createdAt) → first search that finds it. */
+  lag: MsDistribution;
+  /** The POST of each lag sample. */
+  postMs: MsDistribution;
+  queries: SearchQueryResult[];
+  rebuild: {
+    messages: number;
+    conversations: number;
+    rows: number;
+    ms: number;
+    rowsBefore: number;
+    rowsAfter: number;
+    /** Its messages put into the table (BatchWriteItem). */
+    tableSeedMs: number;
+    /** From the first put until the stream worker had indexed them all. */
+    streamIndexMs: number;
+  };
+  /** Load averages (1, 5, 15 min) at the start of each step. */
+  load: { start: string; lag: string; queries: string; rebuild: string; end: string };
+}

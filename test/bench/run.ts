@@ -3,7 +3,8 @@
  * DocumentClient-only baseline, the warm in-process cost of the middleware chain, DynamoDB round
  * trips per request against DynamoDB Local, and webhook delivery (µs per signature; deliveries per
  * second and event-to-delivery latency end to end on the local stack, to a local receiver), and
- * export volume (peak RSS, messages/s and read units of large exports; a PDF job). Always exits 0
+ * export volume (peak RSS, messages/s and read units of large exports; a PDF job), and search
+ * (index lag, query latency, write cost and rebuild time on a large tenant). Always exits 0
  * (2 on an unknown option; `--help` lists them); misses are marked ✗.
  *
  * Each measurement that loads the functions runs in its own process: configuration is read once,
@@ -22,6 +23,7 @@ import {
   type ExportVolumeResult,
   type MsDistribution,
   RESULT_MARKER,
+  type SearchResult,
   type UploadCompleteResult,
   type WarmChainResult,
   type WebhookDeliveryResult,
@@ -34,6 +36,7 @@ import {
   purposeLetter,
   type RoundTripReport,
 } from './round-trips';
+import { reportSearch } from './search-report';
 
 const TARGETS = {
   bundleBytes: 600 * 1024,
@@ -286,6 +289,30 @@ if (args.exportVolumes.length > 0) {
   } catch (error) {
     exportVolumeError = message(error);
     progress(`${MISS} export volume failed: ${exportVolumeError}`);
+  }
+}
+
+// ── Phase 8: search ──────────────────────────────────────────────────────────────────────────────
+
+let searchResult: SearchResult | undefined;
+let searchError: string | undefined;
+if (args.searchMessages > 0) {
+  progress(
+    `search: a tenant of ${args.searchMessages.toLocaleString('en')} messages indexed in bulk, then index lag, query latency through the API, write cost and a rebuild (child process)…`,
+  );
+  try {
+    // The bulk index writes ~1,000–3,000 messages/s here; the rest takes 1–2 minutes.
+    searchResult = await runChild<SearchResult>(
+      'test/bench/search-main.ts',
+      [],
+      300_000 + args.searchMessages * 3,
+      {
+        BENCH_SEARCH_MESSAGES: String(args.searchMessages),
+      },
+    );
+  } catch (error) {
+    searchError = message(error);
+    progress(`${MISS} search failed: ${searchError}`);
   }
 }
 
@@ -843,6 +870,13 @@ else if (args.exportVolumes.length > 0) {
   section('7. Export volume');
   console.log(`  ${MISS} not measured: ${exportVolumeError}`);
   verdicts.push({ what: 'export volume', ok: false, detail: exportVolumeError ?? 'failed' });
+}
+
+if (searchResult) reportSearch(searchResult, verdicts);
+else if (args.searchMessages > 0) {
+  section('8. Search');
+  console.log(`  ${MISS} not measured: ${searchError}`);
+  verdicts.push({ what: 'search', ok: false, detail: searchError ?? 'failed' });
 }
 
 section('Summary');

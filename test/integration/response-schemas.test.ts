@@ -298,6 +298,10 @@ beforeAll(async () => {
     ],
     ['GET /api/conversations', { token: tenant.apiKey, path: '/api/conversations' }],
     [
+      'GET /api/conversations/search',
+      { token: tenant.apiKey, path: '/api/conversations/search?q=status%3Aopen' },
+    ],
+    [
       'POST /api/conversations',
       {
         token: tenant.operatorSession,
@@ -306,7 +310,6 @@ beforeAll(async () => {
       },
     ],
     ['GET /api/conversations/{id}', { token: visitor.token, path: conversationPath }],
-    ['GET /api/conversations/search', { token: tenant.apiKey, path: '/api/conversations/search?q=order' }],
     ['POST /api/conversations/{id}/read', { token: tenant.apiKey, path: `${conversationPath}/read` }],
     [
       'PATCH /api/conversations/{id}',

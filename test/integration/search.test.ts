@@ -194,3 +194,208 @@ describe('query errors', () => {
     expect(error.message).toContain(message);
   });
 });
+
+/** A conversation created in one call (its first message included), with the fields given. */
+async function created(
+  body: Record<string, unknown>,
+): Promise<{ id: string; operatorId: string | null; createdAt: string }> {
+  const answer = await call<{ id: string; operatorId: string | null; createdAt: string }>(
+    'POST',
+    '/api/conversations',
+    { token: tenant.apiKey, body: { visitorId: visitor.visitor.id, ...body } },
+  );
+  expect(answer.status, answer.text).toBe(201);
+  return answer.body;
+}
+
+const patch = async (id: string, body: Record<string, unknown>) => {
+  const answer = await call('PATCH', `/api/conversations/${id}`, { token: tenant.apiKey, body });
+  expect(answer.status, answer.text).toBe(200);
+};
+
+describe('filters', () => {
+  it('status, priority and tags (quoted values too) narrow the text matches', async () => {
+    const word = marker();
+    const urgent = await created({
+      message: `${word} one`,
+      priority: 'urgent',
+      tags: ['vip customer', 'billing'],
+    });
+    const low = await created({ message: `${word} two`, priority: 'low', tags: ['billing'] });
+    const closed = await created({ message: `${word} three` });
+    await patch(closed.id, { status: 'closed' });
+    await searchUntil(`${word} status:closed`, (page) => page.total === 1);
+    expect(ids((await search(`${word} status:open`)).body)).toEqual([urgent.id, low.id].sort());
+    expect(ids((await search(`${word} -status:closed`)).body)).toEqual([urgent.id, low.id].sort());
+    expect(ids((await search(`${word} priority:urgent`)).body)).toEqual([urgent.id]);
+    expect(ids((await search(`${word} priority:low OR priority:urgent`)).body)).toEqual(
+      [urgent.id, low.id].sort(),
+    );
+    expect(ids((await search(`${word} tag:billing`)).body)).toEqual([urgent.id, low.id].sort());
+    expect(ids((await search(`${word} tag:"vip customer"`)).body)).toEqual([urgent.id]);
+    // A tag matches whole: a word of it is not the tag.
+    expect((await search(`${word} tag:vip`)).body.total).toBe(0);
+  });
+
+  it('a query of filters only sorts newest first, without scores', async () => {
+    const tag = marker();
+    const first = await created({ message: 'first of two', tags: [tag] });
+    const second = await created({ message: 'second of two', tags: [tag] });
+    const page = await searchUntil(`tag:${tag}`, (found) => found.total === 2);
+    expect(page.data.map((hit) => hit.conversation.id)).toEqual([second.id, first.id]);
+    expect(page.data.map((hit) => hit.score)).toEqual([null, null]);
+    expect(page.data.map((hit) => hit.matches)).toEqual([[], []]);
+    const oldest = (await search(`tag:${tag}`, { sort: 'oldest' })).body;
+    expect(oldest.data.map((hit) => hit.conversation.id)).toEqual([first.id, second.id]);
+  });
+
+  it('operator:none finds the unassigned; operator:<id> the assigned', async () => {
+    const word = marker();
+    const assigned = await created({ message: `${word} assigned` });
+    await patch(assigned.id, { operatorId: tenant.operatorId });
+    const unassigned = await created({ message: `${word} waiting` });
+    expect(unassigned.operatorId).toBeNull();
+    await searchUntil(`${word} operator:${tenant.operatorId}`, (page) => page.total === 1);
+    expect(ids((await search(`${word} operator:${tenant.operatorId}`)).body)).toEqual([assigned.id]);
+    expect(ids((await search(`${word} operator:none`)).body)).toEqual([unassigned.id]);
+  });
+
+  it('cf.<name>: matches a custom field value, a list value by one of its items', async () => {
+    const suffix = marker();
+    const define = async (name: string, body: Record<string, unknown>) => {
+      const field = await call('POST', '/api/custom-fields', {
+        token: tenant.apiKey,
+        body: { name, translations: [{ locale: 'en', status: 'published', label: name }], ...body },
+      });
+      expect(field.status, field.text).toBe(201);
+    };
+    const order = `order${suffix}`;
+    const topics = `topics${suffix}`;
+    await define(order, { type: 'text' });
+    await define(topics, {
+      type: 'multiselect',
+      options: ['billing', 'shipping'].map((value) => ({
+        value,
+        translations: [{ locale: 'en', status: 'published', label: value }],
+      })),
+    });
+    const word = marker();
+    const a = await created({
+      message: `${word} a`,
+      customFields: { [order]: 'A-1042', [topics]: ['shipping'] },
+    });
+    const b = await created({
+      message: `${word} b`,
+      customFields: { [order]: 'B 7', [topics]: ['billing'] },
+    });
+    await searchUntil(word, (page) => page.total === 2);
+    expect(ids((await search(`${word} cf.${order}:A-1042`)).body)).toEqual([a.id]);
+    expect(ids((await search(`${word} cf.${order}:"B 7"`)).body)).toEqual([b.id]);
+    expect(ids((await search(`cf.${topics}:billing`)).body)).toEqual([b.id]);
+    expect(ids((await search(`${word} cf.${order}:A-104`)).body)).toEqual([]);
+  });
+
+  it('created> / created< and updated> / updated< take a date or an instant', async () => {
+    const word = marker();
+    const before = await created({ message: `${word} earlier` });
+    // Instants a moment after the first conversation and before the second.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const between = new Date().toISOString();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const after = await created({ message: `${word} later` });
+    await searchUntil(word, (page) => page.total === 2);
+    expect(ids((await search(`${word} created>${between}`)).body)).toEqual([after.id]);
+    expect(ids((await search(`${word} created<${between}`)).body)).toEqual([before.id]);
+    expect(ids((await search(`${word} updated<${between}`)).body)).toEqual([before.id]);
+    expect(ids((await search(`${word} created>2000-01-01 created<2999-01-01`)).body)).toEqual(
+      [before.id, after.id].sort(),
+    );
+    expect((await search(`${word} updated>2999-01-01`)).body.total).toBe(0);
+    // A later change moves updatedAt past the instant.
+    await patch(before.id, { priority: 'high' });
+    await searchUntil(`${word} updated>${between}`, (page) => page.total === 2);
+  });
+
+  it('a PATCH of a filtered field is searchable within seconds', async () => {
+    const word = marker();
+    const { id } = await created({ message: `${word} soon closed` });
+    await searchUntil(word, (page) => page.total === 1);
+    expect((await search(`${word} status:closed`)).body.total).toBe(0);
+    await patch(id, { status: 'closed', tags: ['handled'] });
+    const page = await searchUntil(`${word} status:closed tag:handled`, (found) => found.total === 1);
+    expect(ids(page)).toEqual([id]);
+    expect((await search(`${word} status:open`)).body.total).toBe(0);
+  });
+});
+
+describe('titles, notes, order', () => {
+  it('in:title matches titles only, as a match of kind "title" without an id', async () => {
+    const word = marker();
+    const titled = await conversation('nothing to see in the message', { title: `Order ${word} lost` });
+    const said = await conversation(`the message says ${word}`);
+    await searchUntil(word, (page) => page.total === 2);
+    const page = (await search(`in:title ${word}`)).body;
+    expect(ids(page)).toEqual([titled]);
+    expect(page.data[0]?.matches).toEqual([
+      { kind: 'title', id: null, snippet: `Order <mark>${word}</mark> lost`, createdAt: expect.any(String) },
+    ]);
+    expect(ids((await search(`in:messages ${word}`)).body)).toEqual([said]);
+  });
+
+  it('a deleted note’s text is gone from the index', async () => {
+    const word = marker();
+    const id = await conversation('a conversation with a note');
+    const note = await call<{ id: string }>('POST', `/api/conversations/${id}/notes`, {
+      token: tenant.apiKey,
+      body: { content: `internal ${word}` },
+    });
+    expect(note.status).toBe(201);
+    const found = await searchUntil(word, (page) => page.total === 1);
+    expect(found.data[0]?.matches[0]).toMatchObject({ kind: 'note', id: note.body.id });
+    const deleted = await call('DELETE', `/api/conversations/${id}/notes/${note.body.id}`, {
+      token: tenant.apiKey,
+    });
+    expect(deleted.status).toBeLessThan(300);
+    expect((await searchUntil(word, (page) => page.total === 0)).data).toEqual([]);
+    expect((await search(`in:notes ${word}`)).body.total).toBe(0);
+  });
+
+  it('sort=oldest and newest order by last message; scores only under relevance', async () => {
+    const word = marker();
+    const order: string[] = [];
+    for (const text of ['first', 'second', 'third']) order.push(await conversation(`${word} ${text}`));
+    await searchUntil(word, (page) => page.total === 3);
+    const newest = (await search(word, { sort: 'newest' })).body;
+    expect(newest.data.map((hit) => hit.conversation.id)).toEqual([...order].reverse());
+    expect(newest.data.every((hit) => hit.score === null)).toBe(true);
+    const oldest = (await search(word, { sort: 'oldest' })).body;
+    expect(oldest.data.map((hit) => hit.conversation.id)).toEqual(order);
+    expect(oldest.data.every((hit) => hit.score === null && hit.matches.length === 1)).toBe(true);
+    // A new message moves a conversation to the front of newest.
+    await post(order[0] ?? '', `${word} again`);
+    await searchUntil(word, (page) => page.data[0]?.conversation.id === order[0], { sort: 'newest' });
+    const relevance = (await search(word)).body;
+    expect(relevance.data.every((hit) => typeof hit.score === 'number' && hit.score > 0)).toBe(true);
+    // Equal scores: newest last message first.
+    const scores = relevance.data.map((hit) => hit.score ?? 0);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+  });
+});
+
+describe('total', () => {
+  it('is exact up to the cap, then the cap with totalCapped (the cap lowered at the SQL layer)', async () => {
+    const word = marker();
+    for (let i = 0; i < 3; i++) await conversation(`${word} ${i}`);
+    const page = await searchUntil(word, (found) => found.total === 3);
+    expect(page.totalCapped).toBeUndefined();
+    // The same statement the function runs, against the same index, with TOTAL_CAP lowered.
+    const { search: searchIndex } = await import('../../shared/search/search');
+    const request = { orgId: tenant.orgId, q: word, limit: 1 };
+    expect(await searchIndex({ ...request, totalCap: 2 })).toMatchObject({ total: 2, totalCapped: true });
+    expect(await searchIndex({ ...request, totalCap: 3 })).toMatchObject({ total: 3, totalCapped: false });
+    const capped = await searchIndex({ ...request, totalCap: 2 });
+    // Paging is not capped: every match is reachable.
+    expect(capped.hits).toHaveLength(1);
+    expect(capped.nextCursor).not.toBeNull();
+  });
+});
