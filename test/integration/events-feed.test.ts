@@ -61,14 +61,16 @@ describe('GET /api/events', () => {
       token: tenant.apiKey,
       body: { priority: 'high' },
     });
-    const events = await eventsAtLeast(tenant.apiKey, 'limit=2', 3);
+    const events = await eventsAtLeast(tenant.apiKey, 'limit=2', 4);
     expect(events.map((event) => event.type)).toEqual([
+      'visitor.created',
       'conversation.created',
       'message.created',
       'conversation.updated',
     ]);
     expect(events.every((event) => event.organizationId === tenant.orgId)).toBe(true);
-    expect(events[2]?.data).toMatchObject({ id: conversation.body.id, version: 2, priority: 'high' });
+    expect(events[0]?.data).toMatchObject({ id: visitor.visitor.id });
+    expect(events[3]?.data).toMatchObject({ id: conversation.body.id, version: 2, priority: 'high' });
     const ids = events.map((event) => event.id);
     expect(ids).toEqual([...ids].sort());
   });
@@ -100,13 +102,13 @@ describe('GET /api/events', () => {
     for (const message of ['one', 'two', 'three']) {
       await call('POST', '/api/conversations', { token: visitor.token, body: { message } });
     }
-    // Six events (three conversations, three first messages), read two a page until done.
+    // Seven events (the visitor, three conversations, three first messages), two a page until done.
     const first = await eventually(
       () => readUntilDone(reader.apiKey, 'limit=2'),
-      (read) => read.events.length >= 6,
+      (read) => read.events.length >= 7,
       { timeoutMs: 10_000, intervalMs: 250 },
     );
-    expect(first.events).toHaveLength(6);
+    expect(first.events).toHaveLength(7);
     expect(first.pages).toBeGreaterThanOrEqual(3);
     expect(first.cursor).toEqual(expect.any(String));
 

@@ -24,6 +24,8 @@ type Expected = { status: number } | { failures: number };
 const expected: Record<string, Expected> = {
   'events/apigw/admin-create-organization.json': { status: 201 },
   'events/apigw/analytics-csat.json': { status: 200 },
+  'events/apigw/audit-list.json': { status: 200 },
+  'events/apigw/visitors-list.json': { status: 200 },
   'events/apigw/conversations-create.json': { status: 201 },
   'events/apigw/uploads-create.json': { status: 201 },
   'events/apigw/search-conversations.json': { status: 200 },

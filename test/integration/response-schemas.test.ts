@@ -172,6 +172,8 @@ beforeAll(async () => {
     headers: { 'Content-Type': 'application/pdf' },
     body: pdf,
   });
+  // The upsert's documented success is the update (200): the contact exists already.
+  await call('PUT', '/api/visitors/by-external-id/crm-4711', { token: tenant.apiKey, body: {} });
   samples = new Map<string, Sample>([
     ['GET /api/health', { path: '/api/health' }],
     [
@@ -225,6 +227,18 @@ beforeAll(async () => {
       },
     ],
     ['GET /api/me', { token: tenant.apiKey, path: '/api/me' }],
+    ['GET /api/audit-events', { token: tenant.apiKey, path: '/api/audit-events' }],
+    ['GET /api/admin/audit-events', { token: admin, path: '/api/admin/audit-events' }],
+    ['GET /api/visitors', { token: tenant.apiKey, path: '/api/visitors' }],
+    ['GET /api/visitors/{id}', { token: tenant.apiKey, path: `/api/visitors/${visitor.visitor.id}` }],
+    [
+      'PATCH /api/visitors/{id}',
+      { token: tenant.apiKey, path: `/api/visitors/${visitor.visitor.id}`, body: { name: 'Ada Lovelace' } },
+    ],
+    [
+      'PUT /api/visitors/by-external-id/{externalId}',
+      { token: tenant.apiKey, path: '/api/visitors/by-external-id/crm-4711', body: { name: 'Grace Hopper' } },
+    ],
     ['GET /api/webhooks', { token: tenant.apiKey, path: '/api/webhooks' }],
     [
       'POST /api/webhooks',
