@@ -255,7 +255,9 @@ describe('filters', () => {
     await patch(assigned.id, { operatorId: tenant.operatorId });
     const unassigned = await created({ message: `${word} waiting` });
     expect(unassigned.operatorId).toBeNull();
+    // Both indexed (the assignment included) before either filter is judged.
     await searchUntil(`${word} operator:${tenant.operatorId}`, (page) => page.total === 1);
+    await searchUntil(`${word} operator:none`, (page) => page.total === 1);
     expect(ids((await search(`${word} operator:${tenant.operatorId}`)).body)).toEqual([assigned.id]);
     expect(ids((await search(`${word} operator:none`)).body)).toEqual([unassigned.id]);
   });
