@@ -123,7 +123,8 @@ function writer(parallel: number) {
   };
 }
 
-const STATUSES: readonly Conversation['status'][] = [
+/** The mix of seeded conversations (the search bench seeds the same). */
+export const STATUSES: readonly Conversation['status'][] = [
   'open',
   'open',
   'pending',
@@ -131,7 +132,7 @@ const STATUSES: readonly Conversation['status'][] = [
   'closed',
   'snoozed',
 ];
-const PRIORITIES: readonly Conversation['priority'][] = [
+export const PRIORITIES: readonly Conversation['priority'][] = [
   'low',
   'normal',
   'normal',
@@ -139,7 +140,7 @@ const PRIORITIES: readonly Conversation['priority'][] = [
   'high',
   'urgent',
 ];
-const TAGS = ['billing', 'shipping', 'vip', 'refund', 'bug', 'feedback'];
+export const TAGS = ['billing', 'shipping', 'vip', 'refund', 'bug', 'feedback'];
 
 export async function seedVolume(plan: VolumePlan): Promise<SeededVolume> {
   const started = Date.now();

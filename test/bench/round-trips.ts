@@ -509,6 +509,17 @@ export async function measureRoundTrips(
     })),
   );
   scenarios.push(...(await uploadScenarios({ demo, conversationId, request: expectOk })));
+  // Search reads the index (PostgreSQL), then the page's conversations from the table.
+  scenarios.push({
+    route: 'GET /api/conversations/search',
+    caller: 'apiKey',
+    expectedStatus: 200,
+    call: () => ({
+      method: 'GET',
+      path: '/api/conversations/search?q=status%3Aopen&limit=20',
+      token: demo.apiKey,
+    }),
+  });
   log('creating custom-field fixtures…');
   scenarios.push(...(await customFieldScenarios({ demo, platform, orgPath, request: expectOk })));
   log('creating knowledge-base fixtures…');

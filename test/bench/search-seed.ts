@@ -14,11 +14,10 @@ import { batchPut } from '../../shared/db/batch';
 import { conversationItem, newConversation } from '../../shared/db/conversations';
 import { messageItem, newMessage } from '../../shared/db/messages';
 import { uuidv7 } from '../../shared/ids';
-import type { Conversation } from '../../shared/schemas/conversation';
 import type { Visitor } from '../../shared/schemas/visitor';
 import { type IndexRow, rowsOfItem } from '../../shared/search/projection';
 import { writeRows } from '../../shared/search/writer';
-import { generator } from './export-volume-seed';
+import { generator, PRIORITIES, STATUSES, TAGS } from './export-volume-seed';
 
 /** Words of support chats: each of them is in a good share of the messages. */
 export const COMMON_WORDS = (
@@ -59,23 +58,6 @@ export interface SeededSearchVolume {
   conversationItems: Map<string, string>;
 }
 
-const STATUSES: readonly Conversation['status'][] = [
-  'open',
-  'open',
-  'pending',
-  'closed',
-  'closed',
-  'snoozed',
-];
-const PRIORITIES: readonly Conversation['priority'][] = [
-  'low',
-  'normal',
-  'normal',
-  'normal',
-  'high',
-  'urgent',
-];
-const TAGS = ['billing', 'shipping', 'vip', 'refund', 'bug', 'feedback'];
 const ROWS_PER_WRITE = 2_000;
 
 /** Runs at most `parallel` tasks at once; `drain` waits for all and rethrows the first failure. */
