@@ -2,8 +2,7 @@ import { conformingFetch } from './response-conformance';
 
 /**
  * The integration tests' response check for a child process (`tsx --import` this file): programs
- * an integration test runs against the stack, such as the generated-client program
- * (test/openapi/client-program.ts), get their answers from `CONFORMANCE_BASE_URL` held to the
+ * an integration test runs against the stack, such as the programs of `examples/`, get their answers from `CONFORMANCE_BASE_URL` held to the
  * document it serves, and fail (a rejected `fetch`) on an answer it does not declare.
  */
 const baseUrl = process.env.CONFORMANCE_BASE_URL;

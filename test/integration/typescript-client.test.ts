@@ -17,7 +17,7 @@ import { createTenant, createVisitor, type Tenant } from '../helpers/api';
 
 /**
  * The typed client (`clients/typescript`) against the local stack, as an integrator uses it, and the
- * three programs of `examples/` run the way their comments say.
+ * programs of `examples/` run the way their comments say.
  */
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -227,11 +227,15 @@ interface Run {
   stderr: string;
 }
 
-/** Runs an example with tsx, as its comment says, and collects what it prints. */
+/**
+ * Runs an example with tsx, as its comment says, and collects what it prints. The service's answers
+ * to the example are held to the document it serves, as every integration test's are.
+ */
 function runExample(name: string, args: string[], env: Record<string, string>, timeoutMs = 30_000) {
-  const child = spawn(tsx, [join(repoRoot, 'examples', name), ...args], {
+  const conformance = join(repoRoot, 'test/helpers/response-conformance.register.ts');
+  const child = spawn(tsx, ['--import', conformance, join(repoRoot, 'examples', name), ...args], {
     cwd: repoRoot,
-    env: { ...process.env, ...env },
+    env: { ...process.env, CONFORMANCE_BASE_URL: inject('baseUrl'), ...env },
   });
   let stdout = '';
   let stderr = '';
@@ -248,6 +252,55 @@ function runExample(name: string, args: string[], env: Record<string, string>, t
 }
 
 describe('the examples', () => {
+  it('update-with-if-match: answers, writes over the version read, meets a 412 and pages the messages', async () => {
+    const run = await runExample('update-with-if-match.ts', [], {
+      BASE_URL: inject('baseUrl'),
+      API_KEY: tenant.apiKey,
+      VISITOR_ID: visitor.visitor.id,
+      OPERATOR_ID: tenant.operatorId,
+    }).finished;
+    expect(run.code, `${run.stdout}${run.stderr}`).toBe(0);
+    const summary = JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '') as {
+      created: { status: number; id: string; version: number; etag: string };
+      message: { status: number; id: string; senderType: string; senderId: string };
+      patched: { status: number; version: number; etag: string | null };
+      stale: { status: number; code: string; currentVersion: number };
+      messages: { ids: string[]; messageCount: number };
+    };
+    expect(summary.created.status).toBe(201);
+    expect(summary.created.etag).toBe(`"${summary.created.version}"`);
+    expect(summary.message).toMatchObject({
+      status: 201,
+      senderType: 'operator',
+      senderId: tenant.operatorId,
+    });
+    expect(summary.patched.status).toBe(200);
+    expect(summary.patched.version).toBe(summary.created.version + 1);
+    expect(summary.patched.etag).toBe(`"${summary.patched.version}"`);
+    expect(summary.stale).toEqual({
+      status: 412,
+      code: 'PRECONDITION_FAILED',
+      currentVersion: summary.patched.version,
+    });
+    // The visitor's first message and the operator's answer, each once, newest first.
+    expect(summary.messages.messageCount).toBe(2);
+    expect(summary.messages.ids).toHaveLength(2);
+    expect(summary.messages.ids[0]).toBe(summary.message.id);
+    expect(new Set(summary.messages.ids).size).toBe(2);
+  }, 40_000);
+
+  it('update-with-if-match is typed by the document alone: no cast, non-null assertion, any or @ts- comment', async () => {
+    // The repository's strict typecheck compiles it; this keeps it from compiling by escaping the types.
+    const code = (await readFile(join(repoRoot, 'examples/update-with-if-match.ts'), 'utf8'))
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/(^|[^:])\/\/.*$/gm, '$1');
+    const escapes = code
+      .split('\n')
+      .map((line, index) => `${index + 1}: ${line.trim()}`)
+      .filter((line) => /\bas (?!const\b)|[\w\])]!(?=[.;,)[])|\bany\b|@ts-|\beval\b/.test(line));
+    expect(escapes).toEqual([]);
+  });
+
   it('follow-conversation: starts a conversation and receives its realtime notices', async () => {
     const run = await runExample('follow-conversation.ts', [], {
       BASE_URL: inject('baseUrl'),
