@@ -213,7 +213,9 @@ progress('counting DynamoDB round trips per endpoint against DynamoDB Local (chi
 let trips: RoundTripReport | undefined;
 let tripsError: string | undefined;
 try {
-  trips = await runChild<RoundTripReport>('test/bench/round-trips-main.ts', [], 120_000);
+  // ~3 minutes on 2 cores: the stack's start, then each function's isolate starts cold at its first
+  // request (tsx and the handler's imports), and every command is traced (a stack capture each).
+  trips = await runChild<RoundTripReport>('test/bench/round-trips-main.ts', [], 360_000);
 } catch (error) {
   tripsError = message(error);
   progress(`${MISS} round-trip count failed: ${tripsError}`);
