@@ -1,6 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import type { InvocationUsage } from '../../shared/db/meter';
 import type { ResponseSink } from '../../shared/http/streaming';
 import type { Identity } from './enforce';
 import type { FromIsolate, SerializedError, ToIsolate } from './isolate-main';
@@ -13,7 +14,8 @@ import { type LocalFunction, ROOT } from './template';
  * environment is exactly the function's `Environment` from the synthesized template (resolved to
  * the local resources), plus what the Lambda runtime sets, plus the local-only variables listed in
  * `isolateEnvironment`; nothing else of the host's environment. Its AWS SDK clients are held to its
- * role (enforce.ts).
+ * role (enforce.ts). Every invocation comes back with its DynamoDB usage, measured in the isolate
+ * (shared/db/meter.ts), which the runtime hands to its `onInvocation` listeners.
  */
 
 export type IsolateKind = 'thread' | 'process';
@@ -133,7 +135,27 @@ interface Pending {
   resolve(value: unknown): void;
   reject(error: Error): void;
   sink?: ResponseSink;
+  requestId?: string;
 }
+
+/** What one invocation cost in DynamoDB, as its isolate measured it. */
+export interface InvocationReport {
+  /** The function's name here (`conversations`, `webhook-delivery`, `realtime`…). */
+  function: string;
+  kind: LocalFunction['kind'];
+  /** An API Gateway event's `requestContext.requestId` (a request's `X-Request-Id` unless the client sent one). */
+  requestId?: string;
+  /** The handler answered (or streamed to the end), or failed. */
+  outcome: 'answered' | 'failed';
+  usage: InvocationUsage;
+}
+
+export type InvocationListener = (report: InvocationReport) => void;
+
+const requestIdOf = (event: unknown): string | undefined => {
+  const id = (event as { requestContext?: { requestId?: unknown } } | null)?.requestContext?.requestId;
+  return typeof id === 'string' ? id : undefined;
+};
 
 export interface FunctionSpec {
   fn: LocalFunction;
@@ -152,8 +174,12 @@ export class FunctionIsolate {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private clockOffsetMs = 0;
+  private traceDynamo = false;
 
-  constructor(readonly spec: FunctionSpec) {}
+  constructor(
+    readonly spec: FunctionSpec,
+    private readonly onReport: InvocationListener = () => undefined,
+  ) {}
 
   /** Starts the isolate (a cold start) unless it runs. */
   async start(): Promise<void> {
@@ -195,10 +221,21 @@ export class FunctionIsolate {
         timeoutMs: this.spec.fn.timeoutSeconds * 1000,
         identity: this.spec.identity,
         defines: this.spec.defines,
+        trace: this.traceDynamo,
       });
       if (this.clockOffsetMs !== 0) channel.post({ type: 'clock', offsetMs: this.clockOffsetMs });
     });
     return this.channel;
+  }
+
+  private report(pending: Pending, outcome: InvocationReport['outcome'], usage: InvocationUsage): void {
+    this.onReport({
+      function: this.spec.fn.name,
+      kind: this.spec.fn.kind,
+      ...(pending.requestId !== undefined && { requestId: pending.requestId }),
+      outcome,
+      usage,
+    });
   }
 
   private receive(channel: Channel, message: FromIsolate): void {
@@ -208,10 +245,12 @@ export class FunctionIsolate {
     switch (message.type) {
       case 'result':
         this.pending.delete(message.id);
+        this.report(pending, 'answered', message.usage);
         pending.resolve(message.result);
         return;
       case 'error':
         this.pending.delete(message.id);
+        this.report(pending, 'failed', message.usage);
         pending.reject(revive(message.error));
         return;
       case 'head':
@@ -226,10 +265,12 @@ export class FunctionIsolate {
       }
       case 'end':
         this.pending.delete(message.id);
+        this.report(pending, 'answered', message.usage);
         pending.sink?.end(() => pending.resolve(undefined));
         return;
       case 'stream-error':
         this.pending.delete(message.id);
+        this.report(pending, 'failed', message.usage);
         pending.sink?.destroy(revive(message.error));
         pending.resolve(undefined);
         return;
@@ -241,7 +282,13 @@ export class FunctionIsolate {
     const channel = await this.open();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, ...(sink && { sink }) });
+      const requestId = requestIdOf(event);
+      this.pending.set(id, {
+        resolve,
+        reject,
+        ...(sink && { sink }),
+        ...(requestId !== undefined && { requestId }),
+      });
       sink?.once('close', () => {
         if (this.pending.has(id)) channel.post({ type: 'abort', id });
       });
@@ -255,6 +302,12 @@ export class FunctionIsolate {
     void this.channel?.then((channel) => channel.post({ type: 'clock', offsetMs }));
   }
 
+  /** Traces each DynamoDB command of the next invocations (the bench's round-trip counter), or stops. */
+  setDynamoTrace(on: boolean): void {
+    this.traceDynamo = on;
+    void this.channel?.then((channel) => channel.post({ type: 'trace', on }));
+  }
+
   async close(): Promise<void> {
     const channel = await this.channel?.catch(() => undefined);
     this.channel = undefined;
@@ -265,9 +318,22 @@ export class FunctionIsolate {
 /** Every function's isolate, by name. */
 export class LocalRuntime {
   readonly isolates = new Map<string, FunctionIsolate>();
+  private readonly listeners = new Set<InvocationListener>();
 
   constructor(specs: readonly FunctionSpec[]) {
-    for (const spec of specs) this.isolates.set(spec.fn.name, new FunctionIsolate(spec));
+    const report: InvocationListener = (each) => {
+      for (const listener of this.listeners) listener(each);
+    };
+    for (const spec of specs) this.isolates.set(spec.fn.name, new FunctionIsolate(spec, report));
+  }
+
+  /**
+   * Calls `listener` with every invocation's DynamoDB usage as it completes (before the gateway
+   * answers the request, so a client that got its answer has its report); returns the unsubscribe.
+   */
+  onInvocation(listener: InvocationListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   get(name: string): FunctionIsolate {
@@ -278,6 +344,14 @@ export class LocalRuntime {
 
   setClockOffset(offsetMs: number): void {
     for (const isolate of this.isolates.values()) isolate.setClockOffset(offsetMs);
+  }
+
+  /**
+   * Every invocation's report then lists its DynamoDB commands one by one (operation, units by
+   * table and index, key, the source files that sent it): a stack capture per command, for the bench.
+   */
+  setDynamoTrace(on: boolean): void {
+    for (const isolate of this.isolates.values()) isolate.setDynamoTrace(on);
   }
 
   async close(): Promise<void> {

@@ -3,14 +3,16 @@
  * the local stack sets): starts the local stack in-process, counts DynamoDB round trips per request,
  * stops the stack (DynamoDB Local's JVM included), then prints `@@RESULT <json>`.
  *
- * Standalone: `npx tsx test/bench/round-trips-main.ts`.
+ * Standalone: `npx tsx test/bench/round-trips-main.ts` (`--report` also prints the phase's tables).
  */
 import { freePort } from '../../infra/local/ports';
 import { type LocalStack, startLocalStack } from '../../infra/local/stack';
 import { type FakeDiscord, startFakeDiscord } from '../helpers/fake-discord';
 import { type FakeOpenAi, startFakeOpenAi } from '../helpers/fake-openai';
 import { RESULT_MARKER } from './protocol';
+import { MISS, PASS, type Verdict } from './report';
 import { measureRoundTrips } from './round-trips';
+import { reportRoundTrips } from './round-trips-report';
 
 const say = (line: string) => console.log(`[bench]   ${line}`);
 
@@ -51,6 +53,9 @@ try {
     seedDemo: true,
     env: {
       POWERTOOLS_LOG_LEVEL: 'ERROR',
+      // AWS's auth cache (the local stack's default is 0: a change shows at once in every function):
+      // a warm request reads no credential, as a warm Lambda instance's does not.
+      AUTH_CACHE_TTL_MS: '10000',
       WEBHOOK_ALLOWED_TARGETS: `127.0.0.1:${deadWebhookPort}`,
       WEBHOOK_RETRY_SCHEDULE: '0',
       DISCORD_API_BASE_URL: discord.baseUrl,
@@ -67,6 +72,16 @@ try {
   });
   await stop();
   console.log(`${RESULT_MARKER}${JSON.stringify(report)}`);
+  if (process.argv.includes('--report')) {
+    const verdicts: Verdict[] = [];
+    reportRoundTrips(report, undefined, verdicts);
+    const misses = verdicts.filter((verdict) => !verdict.ok);
+    console.log('');
+    for (const miss of misses) console.log(`  ${MISS} ${miss.what}: ${miss.detail}`);
+    console.log(
+      `${misses.length ? MISS : PASS} round trips: ${verdicts.length - misses.length}/${verdicts.length} targets met`,
+    );
+  }
 } catch (error) {
   console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
   exitCode = 1;

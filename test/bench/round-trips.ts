@@ -1,5 +1,6 @@
+import type { InvocationReport } from '../../infra/local/runtime';
 import type { LocalStack } from '../../infra/local/stack';
-import { CAPACITY_COMMANDS, capacityReports, WRITE_COMMANDS } from '../../shared/db/meter';
+import { type InvocationUsage, WRITE_COMMANDS } from '../../shared/db/meter';
 import { contactScenarios } from './contact-scenarios';
 import { conversationScenarios } from './conversation-scenarios';
 import { customFieldScenarios } from './custom-field-scenarios';
@@ -144,36 +145,28 @@ const emptyTally = (): Tally => ({
 });
 
 /**
- * Background work (stream and queue consumers: the webhook fan-out and deliveries, the purge after a
- * bulk delete…): not a request's. Named by its worker, for the report.
+ * A request's tally from its function's report: the isolate traced every command the invocation
+ * sent (shared/db/meter.ts), with its units by table and index and the source files that sent it.
  */
-function backgroundWorker(stack: string): string | undefined {
-  const worker = /functions[\\/]workers[\\/]([\w-]+)/.exec(stack)?.[1];
-  if (worker) return worker;
-  return /shared[\\/]db[\\/]purge/.test(stack) ? 'conversation-purge' : undefined;
-}
-
-/** Adds a command's reported units to the request's, by table and index. */
-function addCapacity(capacity: Capacity, commandName: string, consumed: unknown): void {
-  const write = WRITE_COMMANDS.has(commandName);
-  const by = write ? capacity.writeBy : capacity.readBy;
-  for (const report of capacityReports(consumed)) {
-    const units = report.CapacityUnits ?? 0;
-    if (write) capacity.write += units;
-    else capacity.read += units;
-    by.table = (by.table ?? 0) + (report.Table?.CapacityUnits ?? 0);
-    for (const [index, part] of Object.entries(report.GlobalSecondaryIndexes ?? {}))
-      by[index] = (by[index] ?? 0) + (part.CapacityUnits ?? 0);
+function tallyOf(usage: InvocationUsage): Tally {
+  const tally = emptyTally();
+  tally.sends = usage.commands;
+  tally.attempts = usage.attempts;
+  tally.trips = usage.trips;
+  tally.capacity.read = usage.readUnits;
+  tally.capacity.write = usage.writeUnits;
+  for (const command of usage.trace ?? []) {
+    const purpose =
+      purposeFromStack(command.origin.join('\n')) ?? purposeFromCommand(command.operation, command.pk);
+    tally.byPurpose[purpose] += 1;
+    tally.operations.push(command.operation);
+    if (purpose === 'route') tally.routeOperations.push(command.operation);
+    const by = WRITE_COMMANDS.has(`${command.operation}Command`)
+      ? tally.capacity.writeBy
+      : tally.capacity.readBy;
+    for (const [where, units] of Object.entries(command.unitsBy)) by[where] = (by[where] ?? 0) + units;
   }
-}
-
-/** The synchronous stack of the SDK's first middleware: it names the sending code (tsx maps it to .ts). */
-function captureStack(): string {
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 80;
-  const stack = new Error().stack ?? '';
-  Error.stackTraceLimit = limit;
-  return stack;
+  return tally;
 }
 
 /** The sending code's purpose, from that stack. */
@@ -188,12 +181,10 @@ function purposeFromStack(stack: string): Purpose | undefined {
 }
 
 /** When the stack says nothing useful: the key tells rate windows and idempotency records apart. */
-function purposeFromCommand(commandName: string, input: unknown): Purpose {
-  const key = (input as { Key?: { pk?: unknown } } | undefined)?.Key?.pk;
-  const pk = typeof key === 'string' ? key : ((key as { S?: string } | undefined)?.S ?? '');
+function purposeFromCommand(operation: string, pk = ''): Purpose {
   if (pk.includes('#RATE#')) return 'rate';
   if (pk.includes('#IDEMPOTENCY#')) return 'idempotency';
-  if (commandName === 'BatchGetItemCommand') return 'auth';
+  if (operation === 'BatchGetItem') return 'auth';
   return 'route';
 }
 
@@ -238,72 +229,41 @@ export async function measureRoundTrips(
     fakeOpenAiUrl: string;
   },
 ): Promise<RoundTripReport> {
-  // The same module instances the gateway's handlers use (same file URLs), imported after the stack
-  // set the environment.
-  const { dynamo, db } = await import('../../shared/db/client');
+  // The bench's clock moves with the functions' (runtime.setClockOffset): fixtures dated in the
+  // past, and the rate-limit window each request falls in.
   const { clock } = await import('../../shared/clock');
-  const { authCache } = await import('../../shared/auth/authenticate');
   const { routeTable } = await import('../../functions/routes');
+  const groupOf = new Map<string, string>();
+  for (const group of routeTable())
+    for (const route of group.routes) groupOf.set(`${route.method} ${route.path}`, group.name);
 
-  let current: Tally | undefined;
-  /** Commands of the measured request in flight, for counting trips one after another. */
-  let inFlight = 0;
+  // Each function's isolate measures its own DynamoDB commands per invocation and reports them with
+  // the invocation's outcome (infra/local/isolate-main.ts); traced, each command comes with its
+  // units by index and the code that sent it.
+  stack.runtime.setDynamoTrace(true);
+  /** The measured request's route group and the invocations of it seen while it was in flight. */
+  let current: { group: string; reports: InvocationReport[] } | undefined;
   let seen = 0;
   let background = 0;
   const backgroundByWorker = new Map<string, number>();
-  /** Commands (by their execution context) of the background workers. */
-  const backgroundCommands = new WeakSet<object>();
-  const shared = db.middlewareStack === dynamo.middlewareStack;
-  dynamo.middlewareStack.add(
-    (next, context) => async (args) => {
-      seen += 1;
-      const stack = current ? captureStack() : '';
-      const worker = current ? backgroundWorker(stack) : undefined;
-      if (current && worker) {
-        background += 1;
-        backgroundByWorker.set(worker, (backgroundByWorker.get(worker) ?? 0) + 1);
-        backgroundCommands.add(context);
-      } else if (current) {
-        const name = context.commandName ?? 'unknown';
-        const operation = name.replace(/Command$/, '');
-        const purpose = purposeFromStack(stack) ?? purposeFromCommand(name, args.input);
-        current.sends += 1;
-        current.byPurpose[purpose] += 1;
-        current.operations.push(operation);
-        if (purpose === 'route') current.routeOperations.push(operation);
-        if (inFlight === 0) current.trips += 1;
-        inFlight += 1;
-        try {
-          if (!CAPACITY_COMMANDS.has(name)) return await next(args);
-          // DynamoDB Local reports what AWS would bill, index writes included.
-          (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'INDEXES';
-          const tally = current;
-          const result = await next(args);
-          addCapacity(
-            tally.capacity,
-            name,
-            (result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity,
-          );
-          return result;
-        } finally {
-          inFlight -= 1;
-        }
-      }
-      return next(args);
-    },
-    { step: 'initialize', priority: 'high', name: 'benchRoundTrips' },
-  );
-  // Innermost step: runs once per HTTP attempt, so retries would show.
-  dynamo.middlewareStack.add(
-    (next, context) => async (args) => {
-      if (current && !backgroundCommands.has(context)) current.attempts += 1;
-      return next(args);
-    },
-    { step: 'deserialize', priority: 'low', name: 'benchAttempts' },
-  );
-  if (!shared) {
-    throw new Error('the DocumentClient no longer shares the low-level client middleware stack');
-  }
+  const unsubscribe = stack.runtime.onInvocation((report) => {
+    seen += report.usage.commands;
+    if (!current) return;
+    if (report.function === current.group) current.reports.push(report);
+    else if (report.kind === 'worker' && report.usage.commands > 0) {
+      background += report.usage.commands;
+      backgroundByWorker.set(
+        report.function,
+        (backgroundByWorker.get(report.function) ?? 0) + report.usage.commands,
+      );
+    }
+  });
+  let clockOffsetMs = 0;
+  const advanceClock = (ms: number) => {
+    clockOffsetMs += ms;
+    clock.advance(ms);
+    stack.runtime.setClockOffset(clockOffsetMs);
+  };
 
   const platform = stack.platformAdminToken;
   const demo = stack.demo;
@@ -568,12 +528,19 @@ export async function measureRoundTrips(
   const uncovered = routes.filter((route) => !covered.has(route));
   const ordered = [...scenarios].sort((a, b) => routes.indexOf(a.route) - routes.indexOf(b.route));
 
-  const measure = async (call: Call): Promise<Measured> => {
-    const tally = emptyTally();
-    current = tally;
+  const measure = async (route: string, call: Call): Promise<Measured> => {
+    const group = groupOf.get(route);
+    if (!group) throw new Error(`${route} is not in the route table`);
+    const measured = { group, reports: [] as InvocationReport[] };
+    current = measured;
     try {
       const response = await send(base, call);
-      return { tally, status: response.status };
+      // The isolate reports with its answer, so the report is in by the time the answer is.
+      if (measured.reports.length !== 1)
+        throw new Error(`${measured.reports.length} invocations of ${group} reported for one request`);
+      const [report] = measured.reports;
+      if (!report) throw new Error('no report');
+      return { tally: tallyOf(report.usage), status: response.status };
     } finally {
       current = undefined;
     }
@@ -592,29 +559,33 @@ export async function measureRoundTrips(
     };
     try {
       const cold = await scenario.call('cold');
-      // A fresh container: nothing cached, no rate-limit lease for the current window.
-      authCache.clear();
-      clock.advance(60_000);
-      result.cold = await measure(cold);
+      // A fresh container: the auth cache (10 s) has expired, no rate-limit lease for the window.
+      advanceClock(60_000);
+      result.cold = await measure(scenario.route, cold);
       const window = windowOf();
-      result.warm = await measure(await scenario.call('warm'));
+      result.warm = await measure(scenario.route, await scenario.call('warm'));
       // A real minute boundary between the two would make the warm request take a new lease; so
       // does the lease running out (a lease holds 1/50 of the minute's limit: one trip per ~24
       // requests at 1,200). Either is that many requests' share, not this one's: measure again.
       const leased = result.warm.tally.byPurpose.rate > 0 && result.target !== 'ownLimit';
-      if (windowOf() !== window || leased) result.warm = await measure(await scenario.call('warm'));
+      if (windowOf() !== window || leased)
+        result.warm = await measure(scenario.route, await scenario.call('warm'));
     } catch (error) {
       result.error = error instanceof Error ? error.message : String(error);
     }
     results.push(result);
   }
+  unsubscribe();
+  stack.runtime.setDynamoTrace(false);
   clock.reset();
+  stack.runtime.setClockOffset(0);
   return {
     results,
     uncovered,
     counterNote:
-      'counted by an initialize-step middleware on the shared low-level client ' +
-      '(the DocumentClient uses the same middleware stack, so each command counts once); ' +
+      "counted in each function's isolate by the table client's meter (shared/db/meter.ts: one " +
+      'initialize-step middleware, so a DocumentClient command counts once), per invocation, and ' +
+      'reported with its answer; ' +
       `commands of the background workers (stream and queue consumers) are not counted: ${background} during the measurements` +
       (backgroundByWorker.size > 0
         ? ` (${[...backgroundByWorker]

@@ -13,7 +13,6 @@
  */
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { type LocalStack, startLocalStack } from '../../infra/local/stack';
 
 type Item = Record<string, unknown>;
@@ -28,11 +27,6 @@ interface Captured {
 }
 
 const SCRATCH = 'transaction-units-scratch';
-const plain = (value: unknown): Item =>
-  value && typeof value === 'object' && 'pk' in value && typeof (value as Item).pk === 'object'
-    ? unmarshall(value as Parameters<typeof unmarshall>[0])
-    : (value as Item);
-
 let stack: LocalStack | undefined;
 try {
   stack = await startLocalStack({ port: 0, seedDemo: true, env: { POWERTOOLS_LOG_LEVEL: 'ERROR' } });
@@ -54,41 +48,25 @@ try {
     }),
   );
 
+  // The functions run in isolates of their own: each reports its invocation's commands (traced:
+  // a transaction's actions and its units by table and index) with its answer.
   let capturing: Captured[] | undefined;
-  dynamo.middlewareStack.add(
-    (next, context) => async (args) => {
-      if (!capturing || context.commandName !== 'TransactWriteItemsCommand') return next(args);
-      const input = args.input as { TransactItems: Record<string, Item>[]; ReturnConsumedCapacity?: string };
-      if (
-        input.TransactItems.some((entry) =>
-          Object.values(entry).some((action) => action.TableName === SCRATCH),
-        )
-      )
-        return next(args);
-      input.ReturnConsumedCapacity = 'INDEXES';
-      const result = await next(args);
-      const consumed = (result.output as { ConsumedCapacity?: Item[] }).ConsumedCapacity?.[0] as
-        | {
-            Table?: { CapacityUnits?: number };
-            GlobalSecondaryIndexes?: Record<string, { CapacityUnits?: number }>;
-          }
-        | undefined;
+  stack.runtime.setDynamoTrace(true);
+  stack.runtime.onInvocation((report) => {
+    if (!capturing || report.kind !== 'api') return;
+    for (const command of report.usage.trace ?? []) {
+      if (command.operation !== 'TransactWriteItems') continue;
+      const { table = 0, ...indexes } = command.unitsBy;
       capturing.push({
-        actions: input.TransactItems.map((entry) => {
-          const [kind, action] = Object.entries(entry)[0] as [Action['kind'], Item];
-          const key = plain(kind === 'Put' ? action.Item : action.Key);
-          return { kind, key: { pk: String(key.pk), sk: String(key.sk) } };
-        }),
-        reportedTable: consumed?.Table?.CapacityUnits ?? 0,
-        reportedIndexes: Object.values(consumed?.GlobalSecondaryIndexes ?? {}).reduce(
-          (sum, index) => sum + (index.CapacityUnits ?? 0),
-          0,
-        ),
+        actions: (command.actions ?? []).map((action) => ({
+          kind: action.kind as Action['kind'],
+          key: { pk: action.pk, sk: action.sk },
+        })),
+        reportedTable: table,
+        reportedIndexes: Object.values(indexes).reduce((sum, units) => sum + units, 0),
       });
-      return result;
-    },
-    { step: 'initialize', name: 'transactionUnits' },
-  );
+    }
+  });
 
   const request = async (method: string, path: string, token: string, body?: unknown) => {
     const response = await fetch(`${stack?.baseUrl}${path}`, {

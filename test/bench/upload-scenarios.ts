@@ -53,6 +53,7 @@ export async function uploadScenarios(context: UploadFixtureContext): Promise<Sc
     await request({ method: 'POST', path: `/api/uploads/${id}/complete`, token }, 200, 'complete an upload');
     return id;
   };
+  let ready: Promise<string> | undefined;
   return [
     {
       route: 'POST /api/uploads',
@@ -70,6 +71,16 @@ export async function uploadScenarios(context: UploadFixtureContext): Promise<Sc
       caller: 'operator',
       expectedStatus: 200,
       call: async () => ({ method: 'POST', path: `/api/uploads/${await pendingUpload()}/complete`, token }),
+    },
+    {
+      // A ready upload: the read answers with a fresh presigned download URL (no S3 call).
+      route: 'GET /api/uploads/{id}',
+      caller: 'operator',
+      expectedStatus: 200,
+      call: async () => {
+        ready ??= readyUpload();
+        return { method: 'GET', path: `/api/uploads/${await ready}`, token };
+      },
     },
     {
       route: 'POST /api/conversations/{id}/messages',

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import type { InvocationReport } from '../../infra/local/runtime';
 import type { LocalStack } from '../../infra/local/stack';
 import type { Template } from '../../infra/local/template';
 
@@ -77,11 +78,13 @@ describe('a function in its isolate', () => {
     const declared = stack.functions.identity?.environment ?? {};
     for (const [name, value] of Object.entries(declared)) expect(seen[name], name).toBe(value);
     expect(seen.TABLE_NAME).toBe(stack.tableName);
-    // … the runtime's own, the SDK's endpoints and signing keys, and nothing else.
+    // … the runtime's own, the SDK's endpoints and signing keys, and nothing else (but the user-agent
+    // suffix Powertools adds at import, as in Lambda: the isolate loads the DynamoDB meter, whose
+    // logger is Powertools', before the handler).
     const additions = Object.keys(seen).filter((name) => !(name in declared));
     for (const name of additions)
       expect(name).toMatch(
-        /^(AWS_(REGION|DEFAULT_REGION|EXECUTION_ENV|LAMBDA_\w+|ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN|ENDPOINT_URL_\w+)|LAMBDA_TASK_ROOT|LANG|TZ|PATH|NODE_PATH|RATE_LIMIT_PER_MINUTE|AUTH_CACHE_TTL_MS|WEBHOOK_\w+|DISCORD_API_BASE_URL|DISCORD_RETRY_SCHEDULE|AI_PROVIDER_\w+|POWERTOOLS_METRICS_DISABLED)$/,
+        /^(AWS_(REGION|DEFAULT_REGION|EXECUTION_ENV|LAMBDA_\w+|ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN|ENDPOINT_URL_\w+|SDK_UA_APP_ID)|LAMBDA_TASK_ROOT|LANG|TZ|PATH|NODE_PATH|RATE_LIMIT_PER_MINUTE|AUTH_CACHE_TTL_MS|WEBHOOK_\w+|DISCORD_API_BASE_URL|DISCORD_RETRY_SCHEDULE|AI_PROVIDER_\w+|POWERTOOLS_METRICS_DISABLED)$/,
       );
     expect(seen.ISOLATION_CANARY).toBeUndefined();
     // Another function's variable (the cursor key ring is the conversations group's) is not here.
@@ -119,5 +122,79 @@ describe('a function in its isolate', () => {
     const allowed = new FunctionIsolate({ ...granted, entry: DYNAMODB_PROBE });
     expect(await allowed.invoke({})).toEqual({ ok: true });
     await allowed.close();
+  });
+});
+
+describe('the DynamoDB usage an isolate reports with each invocation', () => {
+  const headers = () => ({
+    Authorization: `Bearer ${inject('platformAdminToken')}`,
+    'Content-Type': 'application/json',
+  });
+  let orgId: string;
+  let reports: InvocationReport[];
+  let unsubscribe: () => void;
+
+  beforeAll(async () => {
+    const created = await fetch(`${stack.baseUrl}/api/admin/organizations`, {
+      method: 'POST',
+      headers: headers(),
+      body: JSON.stringify({ name: 'Metered organization', modules: ['automation_api'] }),
+    });
+    expect(created.status).toBe(201);
+    orgId = ((await created.json()) as { id: string }).id;
+  });
+  beforeEach(() => {
+    reports = [];
+    unsubscribe = stack.runtime.onInvocation((report) => reports.push(report));
+  });
+  afterEach(() => {
+    unsubscribe();
+    stack.runtime.setDynamoTrace(false);
+  });
+
+  const readOrganization = async () => {
+    const response = await fetch(`${stack.baseUrl}/api/admin/organizations/${orgId}`, { headers: headers() });
+    expect(response.status).toBe(200);
+    const requestId = response.headers.get('x-request-id');
+    const report = reports.find((each) => each.requestId === requestId);
+    if (!report) throw new Error(`no report for request ${requestId}`);
+    return report;
+  };
+
+  it("is the request's own, in by the time its answer is: commands, attempts, round trips, read units", async () => {
+    const report = await readOrganization();
+    expect(report).toMatchObject({ function: 'admin', kind: 'api', outcome: 'answered' });
+    // The organization's GetItem (and, in a fresh rate-limit window, the lease's UpdateItem).
+    expect(report.usage.commands).toBeGreaterThanOrEqual(1);
+    expect(report.usage.attempts).toBe(report.usage.commands);
+    expect(report.usage.trips).toBeGreaterThanOrEqual(1);
+    expect(report.usage.readUnits).toBeGreaterThan(0);
+    expect(report.usage.throttles).toBe(0);
+    // Untraced unless asked: no stack capture per command on the plain path.
+    expect(report.usage.trace).toBeUndefined();
+  });
+
+  it('traced, lists each command with its units by table and the code that sent it', async () => {
+    stack.runtime.setDynamoTrace(true);
+    const report = await readOrganization();
+    const trace = report.usage.trace ?? [];
+    expect(trace).toHaveLength(report.usage.commands);
+    const read = trace.find((command) => command.origin.some((file) => file.startsWith('functions/admin/')));
+    expect(read).toMatchObject({ operation: 'GetItem', newTrip: true });
+    expect(read?.readUnits).toBeGreaterThan(0);
+    expect(read?.unitsBy.table).toBe(read?.readUnits);
+    expect(read?.pk).toContain(orgId);
+    expect(trace.reduce((sum, command) => sum + command.readUnits, 0)).toBe(report.usage.readUnits);
+  });
+
+  it('keeps concurrent invocations of one isolate apart', async () => {
+    stack.runtime.setDynamoTrace(true);
+    const concurrent = await Promise.all(Array.from({ length: 4 }, () => readOrganization()));
+    for (const report of concurrent) {
+      const routeReads = (report.usage.trace ?? []).filter((command) =>
+        command.origin.some((file) => file.startsWith('functions/admin/')),
+      );
+      expect(routeReads.map((command) => command.operation)).toEqual(['GetItem']);
+    }
   });
 });
