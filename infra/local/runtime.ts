@@ -57,7 +57,8 @@ export const localAccessKey = (name: string) => `LOCAL${name.toUpperCase().repla
 /**
  * A function's whole environment: the template's, then Lambda's own variables, then the only local
  * additions — the SDK's endpoint variables and signing credentials (fake: the emulators ignore
- * them, the key service reads the caller from them) and the development settings that are set.
+ * them, the key service reads the caller from them), tracing off (there is no X-Ray daemon) and
+ * the development settings that are set.
  */
 export function isolateEnvironment(fn: LocalFunction, context: IsolateContext): Record<string, string> {
   const functionName = localFunctionName(fn.name);
@@ -81,6 +82,9 @@ export function isolateEnvironment(fn: LocalFunction, context: IsolateContext): 
     AWS_ACCESS_KEY_ID: localAccessKey(fn.name),
     AWS_SECRET_ACCESS_KEY: 'local',
     AWS_SESSION_TOKEN: `local-${fn.name}`,
+    // No X-Ray daemon and no per-invocation trace id here: with tracing on, every traced SDK call
+    // of a worker would print "Missing AWS Lambda trace data" instead of recording a subsegment.
+    POWERTOOLS_TRACE_ENABLED: 'false',
     ...context.endpoints,
     ...context.settings,
   };

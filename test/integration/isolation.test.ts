@@ -78,13 +78,13 @@ describe('a function in its isolate', () => {
     const declared = stack.functions.identity?.environment ?? {};
     for (const [name, value] of Object.entries(declared)) expect(seen[name], name).toBe(value);
     expect(seen.TABLE_NAME).toBe(stack.tableName);
-    // … the runtime's own, the SDK's endpoints and signing keys, and nothing else (but the user-agent
+    // … the runtime's own, the SDK's endpoints and signing keys, tracing off, and nothing else (but the user-agent
     // suffix Powertools adds at import, as in Lambda: the isolate loads the DynamoDB meter, whose
     // logger is Powertools', before the handler).
     const additions = Object.keys(seen).filter((name) => !(name in declared));
     for (const name of additions)
       expect(name).toMatch(
-        /^(AWS_(REGION|DEFAULT_REGION|EXECUTION_ENV|LAMBDA_\w+|ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN|ENDPOINT_URL_\w+|SDK_UA_APP_ID)|LAMBDA_TASK_ROOT|LANG|TZ|PATH|NODE_PATH|RATE_LIMIT_PER_MINUTE|AUTH_CACHE_TTL_MS|WEBHOOK_\w+|DISCORD_API_BASE_URL|DISCORD_RETRY_SCHEDULE|AI_PROVIDER_\w+|POWERTOOLS_METRICS_DISABLED)$/,
+        /^(AWS_(REGION|DEFAULT_REGION|EXECUTION_ENV|LAMBDA_\w+|ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN|ENDPOINT_URL_\w+|SDK_UA_APP_ID)|LAMBDA_TASK_ROOT|LANG|TZ|PATH|NODE_PATH|RATE_LIMIT_PER_MINUTE|AUTH_CACHE_TTL_MS|WEBHOOK_\w+|DISCORD_API_BASE_URL|DISCORD_RETRY_SCHEDULE|AI_PROVIDER_\w+|POWERTOOLS_METRICS_DISABLED|POWERTOOLS_TRACE_ENABLED)$/,
       );
     expect(seen.ISOLATION_CANARY).toBeUndefined();
     // Another function's variable (the cursor key ring is the conversations group's) is not here.
