@@ -11,7 +11,9 @@
  *
  * Standalone: `npx tsx test/bench/contention-main.ts`.
  */
+import { type RunningEmulator, startDynamoDb } from '../../infra/local/emulators';
 import { type LocalStack, startLocalStack } from '../../infra/local/stack';
+import { startWireCounter, type WireCounter, type WireCounts } from './contention-counter';
 import { type ContentionBurst, type ContentionResult, RESULT_MARKER, type WriteKind } from './protocol';
 
 const say = (line: string) => console.log(`[bench]   ${line}`);
@@ -20,6 +22,8 @@ const PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
 const ROUTES: Record<WriteKind, string> = { post: 'postMessage', patch: 'updateConversation' };
 
 let stack: LocalStack | undefined;
+let dynamodb: RunningEmulator | undefined;
+let counter: WireCounter | undefined;
 
 /**
  * The handler durations since the last reset, by route, from the access lines the stack writes to
@@ -91,6 +95,9 @@ async function burst(base: string, demo: Demo, kind: WriteKind, writers: number)
   const id = await newConversation(base, demo);
   const before = kind === 'post' ? await messageCountOf(base, demo, id) : 0;
   handlerMs = {};
+  // The stream's consumers wait meanwhile: what is counted is what the writers asked.
+  stack?.pauseWorkers();
+  counter?.reset();
   const answers = await Promise.all(
     Array.from({ length: writers }, (_, writer) =>
       kind === 'post'
@@ -103,6 +110,8 @@ async function burst(base: string, demo: Demo, kind: WriteKind, writers: number)
           }),
     ),
   );
+  const wire = counter ? await counter.read() : undefined;
+  stack?.resumeWorkers();
   const latencies = answers.map((answer) => answer.ms).sort((a, b) => a - b);
   const statuses: Record<string, number> = {};
   for (const answer of answers) statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
@@ -120,12 +129,29 @@ async function burst(base: string, demo: Demo, kind: WriteKind, writers: number)
       .length,
     countedMessages: kind === 'post' ? (await messageCountOf(base, demo, id)) - before : null,
     succeeded,
+    ...(wire ? { wire } : {}),
   };
+}
+
+/** `Op calls/write (failed conditions, conflicts, SDK retries)`, for the operations that were called. */
+export function describeWire(wire: WireCounts, writes: number): string {
+  return Object.entries(wire.byOperation)
+    .filter(([op]) => !['GetRecords', 'GetShardIterator', 'DescribeStream'].includes(op))
+    .sort(([, a], [, b]) => b.calls - a.calls)
+    .map(
+      ([op, counts]) =>
+        `${op} ${(counts.calls / writes).toFixed(2)} (cond ${counts.conditionFailed}, conflict ${counts.transactionConflicts}, sdk retry ${counts.sdkRetries}${Object.keys(counts.otherErrors).length ? `, ${JSON.stringify(counts.otherErrors)}` : ''})`,
+    )
+    .join(' · ');
 }
 
 let exitCode = 0;
 try {
   say('starting the local stack with the rate limit lifted…');
+  // DynamoDB Local behind the counting proxy, which the functions reach as their endpoint.
+  dynamodb = await startDynamoDb(undefined);
+  counter = await startWireCounter(dynamodb.endpoint);
+  process.env.AWS_ENDPOINT_URL_DYNAMODB = counter.endpoint;
   stack = await startLocalStack({
     port: 0,
     seedDemo: true,
@@ -142,6 +168,7 @@ try {
     for (const writers of LEVELS) {
       const measured = await burst(stack.baseUrl, demo, kind, writers);
       bursts.push(measured);
+      if (measured.wire) say(`  DynamoDB per write: ${describeWire(measured.wire, writers)}`);
       say(
         `${writers} concurrent ${kind === 'post' ? 'posts' : 'PATCHes'}: statuses ${JSON.stringify(measured.statuses)}, p50 ${measured.p50Ms.toFixed(0)} ms, slowest ${measured.maxMs.toFixed(0)} ms (handler ${measured.handlerMaxMs?.toFixed(0) ?? '?'} ms)${measured.countedMessages === null ? '' : `, messageCount +${measured.countedMessages}`}`,
       );
@@ -156,5 +183,7 @@ try {
   exitCode = 1;
 } finally {
   await stack?.stop().catch(() => undefined);
+  await counter?.close();
+  await dynamodb?.stop().catch(() => undefined);
 }
 process.exit(exitCode);

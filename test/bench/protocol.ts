@@ -174,6 +174,17 @@ export interface ContentionBurst {
   countedMessages: number | null;
   /** Answers with a 2xx status. */
   succeeded: number;
+  /** What DynamoDB was asked during the burst, counted on the wire (contention-counter.ts). */
+  wire?: { byOperation: Record<string, WireOperationCounts> };
+}
+
+/** One DynamoDB operation's calls during a burst, and how many of them lost or were retried. */
+export interface WireOperationCounts {
+  calls: number;
+  sdkRetries: number;
+  conditionFailed: number;
+  transactionConflicts: number;
+  otherErrors: Record<string, number>;
 }
 
 export interface ContentionResult {
