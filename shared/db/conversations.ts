@@ -199,8 +199,15 @@ function lastMessageMove(seen: StoredConversation, message: Message) {
   return { set, values, condition };
 }
 
-/** Why a post's transaction that carried the last-message move was cancelled by its conversation action. */
-class MoveNotApplied extends Error {}
+/**
+ * A post's transaction that carried the last-message move was cancelled by its conversation action:
+ * with the item as it stood then (undefined if DynamoDB did not hand it back).
+ */
+class MoveNotApplied extends Error {
+  constructor(readonly item: Record<string, unknown> | undefined) {
+    super('The last message could not move');
+  }
+}
 
 /**
  * What a message post changes on the conversation, in its transaction: the counts go up by ADD, an
@@ -254,9 +261,10 @@ function appendWrite(
         UpdateExpression: `${set.length ? `SET ${set.join(', ')} ` : ''}ADD ${add.join(', ')}`,
         ConditionExpression: condition,
         ExpressionAttributeValues: values,
+        ...(move ? { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const } : {}),
       },
     },
-    ...(move ? { onConditionFailed: () => new MoveNotApplied() } : {}),
+    ...(move ? { onConditionFailed: (item) => new MoveNotApplied(item) } : {}),
   };
 }
 
@@ -375,6 +383,16 @@ async function recordFirstResponse(item: Record<string, unknown>, message: Messa
 }
 
 class FirstResponseTaken extends Error {}
+
+/** `item` holds another message's first-response claim that is not abandoned by the time of `message`. */
+function claimedByAnother(item: Record<string, unknown>, message: Message): boolean {
+  const claim = item[CLAIM] as FirstResponseClaim | undefined;
+  return (
+    claim !== undefined &&
+    claim.messageId !== message.id &&
+    Date.parse(message.createdAt) - Date.parse(claim.createdAt) <= ABANDONED_CLAIM_MS
+  );
+}
 
 export interface ConversationChange<T> {
   /** The state after the change, or undefined when nothing changes (no write at all). */
@@ -605,9 +623,12 @@ export const conversations = {
     const budget = new RetryBudget();
     let change: (AppendChange<T> & { items: Write[] }) | undefined;
     let foldMove = true;
+    // The item handed back by a transaction whose move lost: the next attempt starts from it.
+    let known: Record<string, unknown> | undefined;
     for (let attempt = 1; ; attempt++) {
       // The raw item: a first visitor time stored as an explicit null (older items) is written differently.
-      const item = await mustBeLive(orgId, conversationId);
+      const item = known && !known.deletedAt ? known : await mustBeLive(orgId, conversationId);
+      known = undefined;
       const current = storedConversationOf(item);
       options.check?.(current);
       // Built once: a retry keeps the message's id, time and event, so exactly one of each commits.
@@ -630,16 +651,22 @@ export const conversations = {
       } catch (error) {
         if (error instanceof MoveNotApplied) {
           // Something moved meanwhile (a newer message, the operator) or the conversation went:
-          // the next attempt reads it again and commits the message without the move.
+          // nothing committed; the next attempt, from the item as it stood, goes without the move.
           foldMove = false;
+          known = error.item;
           continue;
         }
         if (!(error instanceof ConcurrentChangeError) || !(await budget.pause(attempt))) throw error;
         continue;
       }
       const after = move || stale ? undefined : await moveLastMessage(orgId, conversationId, message);
-      // Only an operator message can record a first response (its own claim, or an abandoned one).
-      if (message.senderType === 'operator' && current.firstResponseTimeMs === null) {
+      // Only an operator message can record a first response: its own claim, or an abandoned one.
+      // A live claim of another message already read is never this post's to record.
+      if (
+        message.senderType === 'operator' &&
+        current.firstResponseTimeMs === null &&
+        !claimedByAnother(item, message)
+      ) {
         const latest = after ?? (await liveItem(orgId, conversationId));
         if (latest) await recordFirstResponse(latest, message);
       }
