@@ -14,7 +14,13 @@
 import { type RunningEmulator, startDynamoDb } from '../../infra/local/emulators';
 import { type LocalStack, startLocalStack } from '../../infra/local/stack';
 import { startWireCounter, type WireCounter, type WireCounts } from './contention-counter';
-import { type ContentionBurst, type ContentionResult, RESULT_MARKER, type WriteKind } from './protocol';
+import {
+  type ContentionBurst,
+  type ContentionResult,
+  RESULT_MARKER,
+  type StaggeredPatches,
+  type WriteKind,
+} from './protocol';
 
 const say = (line: string) => console.log(`[bench]   ${line}`);
 const LEVELS = process.env.LEVELS ? process.env.LEVELS.split(',').map(Number) : [10, 20, 50, 100];
@@ -89,6 +95,43 @@ async function messageCountOf(base: string, demo: Demo, id: string): Promise<num
     headers: { Authorization: `Bearer ${demo.apiKey}` },
   });
   return ((await response.json()) as { messageCount: number }).messageCount;
+}
+
+/**
+ * Fairness of the retries: PATCHes arriving one every `spacingMs` (a queue forms behind the first),
+ * each answer filed under its arrival order. Fair retries shed the newcomers rather than those that
+ * have waited longest: the first half of the arrivals should see no more 503s than the second.
+ */
+async function staggered(
+  base: string,
+  demo: Demo,
+  writers: number,
+  spacingMs: number,
+): Promise<StaggeredPatches> {
+  const id = await newConversation(base, demo);
+  const answers = await Promise.all(
+    Array.from({ length: writers }, async (_, writer) => {
+      await new Promise((resolve) => setTimeout(resolve, writer * spacingMs));
+      return send(`${base}/api/conversations/${id}`, demo.apiKey, 'PATCH', {
+        priority: PRIORITIES[writer % PRIORITIES.length],
+      });
+    }),
+  );
+  const half = Math.floor(writers / 2);
+  const shed = (from: number, to: number) =>
+    answers.slice(from, to).filter((answer) => answer.status === 503).length;
+  const ok = answers
+    .filter((answer) => answer.status === 200)
+    .map((answer) => answer.ms)
+    .sort((a, b) => a - b);
+  return {
+    writers,
+    spacingMs,
+    firstHalfShed: shed(0, half),
+    secondHalfShed: shed(half, writers),
+    succeeded: ok.length,
+    slowestSucceededMs: ok.at(-1) ?? 0,
+  };
 }
 
 async function burst(base: string, demo: Demo, kind: WriteKind, writers: number): Promise<ContentionBurst> {
@@ -174,7 +217,11 @@ try {
       );
     }
   }
-  const result: ContentionResult = { bursts };
+  const fairness = await staggered(stack.baseUrl, demo, 50, 20);
+  say(
+    `50 PATCHes arriving 20 ms apart: ${fairness.succeeded} × 200; 503s among the first 25 arrivals ${fairness.firstHalfShed}, among the last 25 ${fairness.secondHalfShed}`,
+  );
+  const result: ContentionResult = { bursts, staggered: fairness };
   await stack.stop();
   stack = undefined;
   console.log(`${RESULT_MARKER}${JSON.stringify(result)}`);

@@ -187,8 +187,21 @@ export interface WireOperationCounts {
   otherErrors: Record<string, number>;
 }
 
+/** PATCHes arriving one after another into one conversation: who of them is shed (503). */
+export interface StaggeredPatches {
+  writers: number;
+  spacingMs: number;
+  /** 503s among the first half of the arrivals (those that waited longest)… */
+  firstHalfShed: number;
+  /** … and among the second half. */
+  secondHalfShed: number;
+  succeeded: number;
+  slowestSucceededMs: number;
+}
+
 export interface ContentionResult {
   bursts: ContentionBurst[];
+  staggered?: StaggeredPatches;
 }
 
 /** How a probe's node was started: as Lambda starts it for the function's memory, or heap-capped. */

@@ -841,6 +841,13 @@ if (contention) {
       ),
     );
   }
+  const fair = contention.staggered;
+  if (fair) {
+    // Fair retries: those that have waited longest are not the ones shed.
+    console.log(
+      `  fairness: ${fair.writers} PATCHes arriving ${fair.spacingMs} ms apart: ${fair.succeeded} × 200 (slowest ${ms(fair.slowestSucceededMs * 1e6)}); 503s among the first half of the arrivals ${fair.firstHalfShed}, among the second half ${fair.secondHalfShed}`,
+    );
+  }
   // The contract: at least 50 concurrent posts into one conversation all succeed, each within 2 s
   // on the local stack too, and `messageCount` counts every one.
   const appends = bursts.filter((burst) => burst.kind === 'post' && burst.writers <= 50);
