@@ -877,7 +877,7 @@ if (contention) {
     detail: `slowest handler ${Number.isFinite(slowest) ? ms(slowest * 1e6) : 'not measured'}${withRetryAfter ? '' : '; a 503 without Retry-After'}`,
   });
   console.log(
-    "  counted: how much messageCount grew; DynamoDB calls/write, failed conditions, conflicts, SDK retries: counted on the wire for the whole burst (a proxy in front of DynamoDB Local), whatever the machine's load; handler: the function's own time, from its access line, what one Lambda instance spends on the request; p50, p99, slowest: the client's time through the one local gateway process, which also queues the concurrent requests on this machine's cores",
+    "  counted: how much messageCount grew; DynamoDB calls/write, failed conditions, conflicts, SDK retries: counted on the wire for the whole burst (a proxy in front of DynamoDB Local), whatever the machine's load; handler: the function's own time, from its access line, what one Lambda instance spends on the request; p50, slowest: the client's time through the one local gateway process, which also queues the concurrent requests on this machine's cores",
   );
 } else {
   console.log(`  ${MISS} not measured: ${contentionError}`);
