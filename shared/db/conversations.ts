@@ -167,13 +167,63 @@ const NULL_OR_ABSENT = (name: string) => `(attribute_not_exists(${name}) OR ${na
 const LIVE = `attribute_exists(pk) AND ${NULL_OR_ABSENT('deletedAt')}`;
 
 /**
- * What a message post changes without any condition but that the conversation is live: the counts
- * go up by ADD, an unread visitor message sets the unread flag, and the first visitor message sets
- * its time if none is set yet (`if_not_exists`: the first to commit wins). Posts commute, so
- * concurrent posts into one conversation never cancel each other here. A conversation stored with
- * an explicit null there (before this was so) is conditioned on it instead.
+ * Moving the last message to `message`: the preview, its time, `updatedAt`, the recency listing keys
+ * and the incremental-sync entry, on the condition that nothing newer has landed (and that the
+ * operator whose index entry moves is still the one read in `seen`).
  */
-function appendWrite(current: StoredConversation, legacyNullFirstVisitor: boolean, message: Message): Write {
+function lastMessageMove(seen: StoredConversation, message: Message) {
+  const next = withMessage(seen, message);
+  const recency = keys.conversationIndexes({ orgId: seen.organizationId, ...next }).gsi2sk;
+  const updated = keys.conversationUpdated(seen.organizationId, message.createdAt, seen.id);
+  const values: Record<string, unknown> = {
+    ':preview': next.lastMessage,
+    ':lastAt': message.createdAt,
+    ':recency': recency,
+    ':syncPk': updated.gsi1pk,
+    ':syncSk': updated.gsi1sk,
+  };
+  const set = [
+    'lastMessage = :preview',
+    'lastMessageAt = :lastAt',
+    'updatedAt = :lastAt',
+    'gsi2sk = :recency',
+    'gsi1pk = :syncPk',
+    'gsi1sk = :syncSk',
+  ];
+  let condition = 'lastMessageAt <= :lastAt';
+  if (seen.operatorId) {
+    set.push('gsi3sk = :recency');
+    values[':operator'] = seen.operatorId;
+    condition += ' AND operatorId = :operator';
+  } else condition += ` AND ${NULL_OR_ABSENT('operatorId')}`;
+  return { set, values, condition };
+}
+
+/**
+ * A post's transaction that carried the last-message move was cancelled by its conversation action:
+ * with the item as it stood then (undefined if DynamoDB did not hand it back).
+ */
+class MoveNotApplied extends Error {
+  constructor(readonly item: Record<string, unknown> | undefined) {
+    super('The last message could not move');
+  }
+}
+
+/**
+ * What a message post changes on the conversation, in its transaction: the counts go up by ADD, an
+ * unread visitor message sets the unread flag, and the first visitor message sets its time if none
+ * is set yet (`if_not_exists`: the first to commit wins) — all condition-free but for the
+ * conversation being live, so concurrent posts commute and never cancel each other here. A
+ * conversation stored with an explicit null there (before this was so) is conditioned on it
+ * instead. With `move`, the last message moves too, on its condition (`lastMessageMove`): a
+ * cancelled transaction is then `MoveNotApplied`, and the post tries again without it.
+ */
+function appendWrite(
+  current: StoredConversation,
+  legacyNullFirstVisitor: boolean,
+  message: Message,
+  move: boolean,
+): Write {
   const values: Record<string, unknown> = { ':one': 1, ':null': null };
   const add = ['messageCount :one'];
   const set: string[] = [];
@@ -197,6 +247,12 @@ function appendWrite(current: StoredConversation, legacyNullFirstVisitor: boolea
     set.push(`${CLAIM} = if_not_exists(${CLAIM}, :claim)`);
     values[':claim'] = claim;
   }
+  if (move) {
+    const moved = lastMessageMove(current, message);
+    set.push(...moved.set);
+    Object.assign(values, moved.values);
+    condition += ` AND ${moved.condition}`;
+  }
   return {
     action: {
       Update: {
@@ -205,63 +261,46 @@ function appendWrite(current: StoredConversation, legacyNullFirstVisitor: boolea
         UpdateExpression: `${set.length ? `SET ${set.join(', ')} ` : ''}ADD ${add.join(', ')}`,
         ConditionExpression: condition,
         ExpressionAttributeValues: values,
+        ...(move ? { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const } : {}),
       },
     },
+    ...(move ? { onConditionFailed: (item) => new MoveNotApplied(item) } : {}),
   };
 }
 
+/** A newer message than `message` is already the last one of `item` (ties broken by id). */
+function newerThere(item: Record<string, unknown>, message: Message): boolean {
+  const at = String(item.lastMessageAt ?? '');
+  if (at !== message.createdAt) return at > message.createdAt;
+  const last = item.lastMessage as { id?: string } | null | undefined;
+  return last?.id !== undefined && last.id >= message.id;
+}
+
 /**
- * After the post commits: the last message, its time and the recency listing keys move forward to
- * it, on the condition that nothing newer has landed (and that the operator whose index entry
- * moves is still the one read). A newer message already there is the answer, not a failure: this
- * post has nothing more to move. One UpdateItem, apart from the post's transaction, because
- * concurrent posts commit in any order and a failed "newest" condition would cancel the message
- * itself; a crash between the two leaves the previous preview until the next message moves it.
- * Returns the item as it stood after the post's commit (undefined when it never read it: a newer
- * message was already in the state read before the post).
+ * After a post committed without the move (a busy conversation): one strongly consistent read,
+ * and only when it shows no newer message, the conditional move (`lastMessageMove`). Among posts
+ * landing at once most are overtaken before their commit: the read, which neither waits for nor
+ * conflicts with the writes on the item, spares them a write that would fail its condition. A
+ * crash between the commit and the move leaves the previous preview until the next message moves
+ * it. Returns the item as it stood after the post's commit (undefined when deleted).
  */
 async function moveLastMessage(
-  current: StoredConversation,
+  orgId: string,
+  conversationId: string,
   message: Message,
 ): Promise<Record<string, unknown> | undefined> {
-  let seen = current;
-  let after: Record<string, unknown> | undefined;
-  for (let attempt = 1; attempt <= 5 && seen.lastMessageAt <= message.createdAt; attempt++) {
-    const next = withMessage(seen, message);
-    const recency = keys.conversationIndexes({ orgId: seen.organizationId, ...next }).gsi2sk;
-    const values: Record<string, unknown> = {
-      ':preview': next.lastMessage,
-      ':at': message.createdAt,
-      ':recency': recency,
-      ':null': null,
-    };
-    const updated = keys.conversationUpdated(seen.organizationId, message.createdAt, seen.id);
-    values[':syncPk'] = updated.gsi1pk;
-    values[':syncSk'] = updated.gsi1sk;
-    // The incremental-sync entry follows `updatedAt` here, never in the post's transaction: the
-    // post keeps its commutative, condition-free counting.
-    const set = [
-      'lastMessage = :preview',
-      'lastMessageAt = :at',
-      'updatedAt = :at',
-      'gsi2sk = :recency',
-      'gsi1pk = :syncPk',
-      'gsi1sk = :syncSk',
-    ];
-    let condition = `${LIVE} AND lastMessageAt <= :at`;
-    if (seen.operatorId) {
-      set.push('gsi3sk = :recency');
-      values[':operator'] = seen.operatorId;
-      condition += ' AND operatorId = :operator';
-    } else condition += ` AND ${NULL_OR_ABSENT('operatorId')}`;
+  let item = await liveItem(orgId, conversationId);
+  for (let attempt = 1; attempt <= 5 && item && !newerThere(item, message); attempt++) {
+    const seen = storedConversationOf(item);
+    const { set, values, condition } = lastMessageMove(seen, message);
     try {
       const { Attributes } = await db.send(
         new UpdateCommand({
           TableName: tableName,
           Key: keys.conversation(seen.organizationId, seen.id),
           UpdateExpression: `SET ${set.join(', ')}`,
-          ConditionExpression: condition,
-          ExpressionAttributeValues: values,
+          ConditionExpression: `${LIVE} AND ${condition}`,
+          ExpressionAttributeValues: { ...values, ':null': null },
           ReturnValues: 'ALL_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
@@ -274,13 +313,12 @@ async function moveLastMessage(
         continue;
       }
       if (!(error instanceof ConditionalCheckFailedException) || !error.Item) throw error;
-      after = unmarshall(error.Item);
-      // Deleted meanwhile, or a newer message is already there: nothing to move.
-      if (after.deletedAt) return after;
-      seen = storedConversationOf(after);
+      // Deleted meanwhile, a newer message landed, or the operator changed: read it as it is now.
+      const after = unmarshall(error.Item);
+      item = after.deletedAt ? undefined : after;
     }
   }
-  return after;
+  return item;
 }
 
 /**
@@ -345,6 +383,16 @@ async function recordFirstResponse(item: Record<string, unknown>, message: Messa
 }
 
 class FirstResponseTaken extends Error {}
+
+/** `item` holds another message's first-response claim that is not abandoned by the time of `message`. */
+function claimedByAnother(item: Record<string, unknown>, message: Message): boolean {
+  const claim = item[CLAIM] as FirstResponseClaim | undefined;
+  return (
+    claim !== undefined &&
+    claim.messageId !== message.id &&
+    Date.parse(message.createdAt) - Date.parse(claim.createdAt) <= ABANDONED_CLAIM_MS
+  );
+}
 
 export interface ConversationChange<T> {
   /** The state after the change, or undefined when nothing changes (no write at all). */
@@ -558,9 +606,10 @@ export const conversations = {
 
   /**
    * A message post: read, then one transaction of the message, its `message.created` event, the
-   * conversation's append Update (counts by ADD, no `rev`: see `appendWrite`) and the day counters;
-   * then, once it has committed, the last message moves forward (`moveLastMessage`) and, for a
-   * possible first response, its time is recorded (`recordFirstResponse`). Posts commute, so
+   * conversation's append Update (counts by ADD, no `rev`: see `appendWrite`) and the day counters.
+   * Into a quiet conversation the last message moves in that same Update; into a busy one (see
+   * `QUIET_MS`), or when the move lost, it moves after the commit (`moveLastMessage`). For a
+   * possible first response its time is then recorded (`recordFirstResponse`). Posts commute, so
    * concurrent posts into one conversation do not make each other retry; only two transactions on
    * the same item at once (AWS cancels one) wait and try again. `version` does not move: a message
    * is not a change an `If-Match` writer must have seen.
@@ -573,9 +622,13 @@ export const conversations = {
   ): Promise<T> {
     const budget = new RetryBudget();
     let change: (AppendChange<T> & { items: Write[] }) | undefined;
+    let foldMove = true;
+    // The item handed back by a transaction whose move lost: the next attempt starts from it.
+    let known: Record<string, unknown> | undefined;
     for (let attempt = 1; ; attempt++) {
       // The raw item: a first visitor time stored as an explicit null (older items) is written differently.
-      const item = await mustBeLive(orgId, conversationId);
+      const item = known && !known.deletedAt ? known : await mustBeLive(orgId, conversationId);
+      known = undefined;
       const current = storedConversationOf(item);
       options.check?.(current);
       // Built once: a retry keeps the message's id, time and event, so exactly one of each commits.
@@ -584,21 +637,36 @@ export const conversations = {
         change = { ...built, items: [...putMessage(built.message), ...(built.writes ?? [])] };
       }
       const { message, items, result } = change;
+      // A newer message already there (a retry after losing the move): nothing to move, ever.
+      const stale = newerThere(item, message);
+      const move = foldMove && !stale;
       // The first response is recorded after the commit: here the message counts only as a message.
       const counted = { ...withMessage(current, message), firstResponseTimeMs: current.firstResponseTimeMs };
       try {
         await transact([
-          appendWrite(current, item.firstVisitorMessageAt === null, message),
+          appendWrite(current, item.firstVisitorMessageAt === null, message, move),
           ...items,
           ...incrementWrites(stats.messagePosted(current, counted, message)),
         ]);
       } catch (error) {
+        if (error instanceof MoveNotApplied) {
+          // Something moved meanwhile (a newer message, the operator) or the conversation went:
+          // nothing committed; the next attempt, from the item as it stood, goes without the move.
+          foldMove = false;
+          known = error.item;
+          continue;
+        }
         if (!(error instanceof ConcurrentChangeError) || !(await budget.pause(attempt))) throw error;
         continue;
       }
-      const after = await moveLastMessage(current, message);
-      // Only an operator message can record a first response (its own claim, or an abandoned one).
-      if (message.senderType === 'operator' && current.firstResponseTimeMs === null) {
+      const after = move || stale ? undefined : await moveLastMessage(orgId, conversationId, message);
+      // Only an operator message can record a first response: its own claim, or an abandoned one.
+      // A live claim of another message already read is never this post's to record.
+      if (
+        message.senderType === 'operator' &&
+        current.firstResponseTimeMs === null &&
+        !claimedByAnother(item, message)
+      ) {
         const latest = after ?? (await liveItem(orgId, conversationId));
         if (latest) await recordFirstResponse(latest, message);
       }

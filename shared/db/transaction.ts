@@ -1,5 +1,6 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { db } from './client';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -7,8 +8,12 @@ export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems'
 /** One action of a transaction, with what its failed condition means to the caller. */
 export interface Write {
   action: TransactItem;
-  /** The error to raise when this action's condition fails; without one the failure is a conflict to retry. */
-  onConditionFailed?: () => Error;
+  /**
+   * The error to raise when this action's condition fails; without one the failure is a conflict to
+   * retry. It is given the item as it stood when the action asked for it
+   * (`ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`).
+   */
+  onConditionFailed?: (item?: Record<string, unknown>) => Error;
 }
 
 export class ConcurrentChangeError extends Error {
@@ -30,7 +35,13 @@ export async function transact(writes: readonly Write[]): Promise<void> {
     if (!(error instanceof TransactionCanceledException)) throw error;
     const reasons = error.CancellationReasons ?? [];
     const failed = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
-    if (failed >= 0) throw writes[failed]?.onConditionFailed?.() ?? new ConcurrentChangeError();
+    if (failed >= 0) {
+      const item = reasons[failed]?.Item;
+      throw (
+        writes[failed]?.onConditionFailed?.(item && unmarshall(item as Record<string, AttributeValue>)) ??
+        new ConcurrentChangeError()
+      );
+    }
     // Two transactions on the same item at once: one of them is cancelled, and may simply retry.
     if (reasons.some((reason) => reason.Code === 'TransactionConflict')) throw new ConcurrentChangeError();
     throw error;

@@ -11,8 +11,16 @@
  *
  * Standalone: `npx tsx test/bench/contention-main.ts`.
  */
+import { type RunningEmulator, startDynamoDb } from '../../infra/local/emulators';
 import { type LocalStack, startLocalStack } from '../../infra/local/stack';
-import { type ContentionBurst, type ContentionResult, RESULT_MARKER, type WriteKind } from './protocol';
+import { startWireCounter, type WireCounter, type WireCounts } from './contention-counter';
+import {
+  type ContentionBurst,
+  type ContentionResult,
+  RESULT_MARKER,
+  type StaggeredPatches,
+  type WriteKind,
+} from './protocol';
 
 const say = (line: string) => console.log(`[bench]   ${line}`);
 const LEVELS = process.env.LEVELS ? process.env.LEVELS.split(',').map(Number) : [10, 20, 50, 100];
@@ -20,6 +28,8 @@ const PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
 const ROUTES: Record<WriteKind, string> = { post: 'postMessage', patch: 'updateConversation' };
 
 let stack: LocalStack | undefined;
+let dynamodb: RunningEmulator | undefined;
+let counter: WireCounter | undefined;
 
 /**
  * The handler durations since the last reset, by route, from the access lines the stack writes to
@@ -87,10 +97,50 @@ async function messageCountOf(base: string, demo: Demo, id: string): Promise<num
   return ((await response.json()) as { messageCount: number }).messageCount;
 }
 
+/**
+ * Fairness of the retries: PATCHes arriving one every `spacingMs` (a queue forms behind the first),
+ * each answer filed under its arrival order. Fair retries shed the newcomers rather than those that
+ * have waited longest: the first half of the arrivals should see no more 503s than the second.
+ */
+async function staggered(
+  base: string,
+  demo: Demo,
+  writers: number,
+  spacingMs: number,
+): Promise<StaggeredPatches> {
+  const id = await newConversation(base, demo);
+  const answers = await Promise.all(
+    Array.from({ length: writers }, async (_, writer) => {
+      await new Promise((resolve) => setTimeout(resolve, writer * spacingMs));
+      return send(`${base}/api/conversations/${id}`, demo.apiKey, 'PATCH', {
+        priority: PRIORITIES[writer % PRIORITIES.length],
+      });
+    }),
+  );
+  const half = Math.floor(writers / 2);
+  const shed = (from: number, to: number) =>
+    answers.slice(from, to).filter((answer) => answer.status === 503).length;
+  const ok = answers
+    .filter((answer) => answer.status === 200)
+    .map((answer) => answer.ms)
+    .sort((a, b) => a - b);
+  return {
+    writers,
+    spacingMs,
+    firstHalfShed: shed(0, half),
+    secondHalfShed: shed(half, writers),
+    succeeded: ok.length,
+    slowestSucceededMs: ok.at(-1) ?? 0,
+  };
+}
+
 async function burst(base: string, demo: Demo, kind: WriteKind, writers: number): Promise<ContentionBurst> {
   const id = await newConversation(base, demo);
   const before = kind === 'post' ? await messageCountOf(base, demo, id) : 0;
   handlerMs = {};
+  // The stream's consumers wait meanwhile: what is counted is what the writers asked.
+  stack?.pauseWorkers();
+  counter?.reset();
   const answers = await Promise.all(
     Array.from({ length: writers }, (_, writer) =>
       kind === 'post'
@@ -103,6 +153,8 @@ async function burst(base: string, demo: Demo, kind: WriteKind, writers: number)
           }),
     ),
   );
+  const wire = counter ? await counter.read() : undefined;
+  stack?.resumeWorkers();
   const latencies = answers.map((answer) => answer.ms).sort((a, b) => a - b);
   const statuses: Record<string, number> = {};
   for (const answer of answers) statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
@@ -120,12 +172,29 @@ async function burst(base: string, demo: Demo, kind: WriteKind, writers: number)
       .length,
     countedMessages: kind === 'post' ? (await messageCountOf(base, demo, id)) - before : null,
     succeeded,
+    ...(wire ? { wire } : {}),
   };
+}
+
+/** `Op calls/write (failed conditions, conflicts, SDK retries)`, for the operations that were called. */
+export function describeWire(wire: WireCounts, writes: number): string {
+  return Object.entries(wire.byOperation)
+    .filter(([op]) => !['GetRecords', 'GetShardIterator', 'DescribeStream'].includes(op))
+    .sort(([, a], [, b]) => b.calls - a.calls)
+    .map(
+      ([op, counts]) =>
+        `${op} ${(counts.calls / writes).toFixed(2)} (cond ${counts.conditionFailed}, conflict ${counts.transactionConflicts}, sdk retry ${counts.sdkRetries}${Object.keys(counts.otherErrors).length ? `, ${JSON.stringify(counts.otherErrors)}` : ''})`,
+    )
+    .join(' · ');
 }
 
 let exitCode = 0;
 try {
   say('starting the local stack with the rate limit lifted…');
+  // DynamoDB Local behind the counting proxy, which the functions reach as their endpoint.
+  dynamodb = await startDynamoDb(undefined);
+  counter = await startWireCounter(dynamodb.endpoint);
+  process.env.AWS_ENDPOINT_URL_DYNAMODB = counter.endpoint;
   stack = await startLocalStack({
     port: 0,
     seedDemo: true,
@@ -142,12 +211,17 @@ try {
     for (const writers of LEVELS) {
       const measured = await burst(stack.baseUrl, demo, kind, writers);
       bursts.push(measured);
+      if (measured.wire) say(`  DynamoDB per write: ${describeWire(measured.wire, writers)}`);
       say(
         `${writers} concurrent ${kind === 'post' ? 'posts' : 'PATCHes'}: statuses ${JSON.stringify(measured.statuses)}, p50 ${measured.p50Ms.toFixed(0)} ms, slowest ${measured.maxMs.toFixed(0)} ms (handler ${measured.handlerMaxMs?.toFixed(0) ?? '?'} ms)${measured.countedMessages === null ? '' : `, messageCount +${measured.countedMessages}`}`,
       );
     }
   }
-  const result: ContentionResult = { bursts };
+  const fairness = await staggered(stack.baseUrl, demo, 50, 20);
+  say(
+    `50 PATCHes arriving 20 ms apart: ${fairness.succeeded} × 200; 503s among the first 25 arrivals ${fairness.firstHalfShed}, among the last 25 ${fairness.secondHalfShed}`,
+  );
+  const result: ContentionResult = { bursts, staggered: fairness };
   await stack.stop();
   stack = undefined;
   console.log(`${RESULT_MARKER}${JSON.stringify(result)}`);
@@ -156,5 +230,7 @@ try {
   exitCode = 1;
 } finally {
   await stack?.stop().catch(() => undefined);
+  await counter?.close();
+  await dynamodb?.stop().catch(() => undefined);
 }
 process.exit(exitCode);

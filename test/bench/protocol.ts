@@ -174,10 +174,34 @@ export interface ContentionBurst {
   countedMessages: number | null;
   /** Answers with a 2xx status. */
   succeeded: number;
+  /** What DynamoDB was asked during the burst, counted on the wire (contention-counter.ts). */
+  wire?: { byOperation: Record<string, WireOperationCounts> };
+}
+
+/** One DynamoDB operation's calls during a burst, and how many of them lost or were retried. */
+export interface WireOperationCounts {
+  calls: number;
+  sdkRetries: number;
+  conditionFailed: number;
+  transactionConflicts: number;
+  otherErrors: Record<string, number>;
+}
+
+/** PATCHes arriving one after another into one conversation: who of them is shed (503). */
+export interface StaggeredPatches {
+  writers: number;
+  spacingMs: number;
+  /** 503s among the first half of the arrivals (those that waited longest)… */
+  firstHalfShed: number;
+  /** … and among the second half. */
+  secondHalfShed: number;
+  succeeded: number;
+  slowestSucceededMs: number;
 }
 
 export interface ContentionResult {
   bursts: ContentionBurst[];
+  staggered?: StaggeredPatches;
 }
 
 /** How a probe's node was started: as Lambda starts it for the function's memory, or heap-capped. */

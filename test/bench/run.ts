@@ -27,6 +27,7 @@ import {
   type UploadCompleteResult,
   type WarmChainResult,
   type WebhookDeliveryResult,
+  type WireOperationCounts,
 } from './protocol';
 import { kb, MISS, mark, ms, PASS, progress, section, table, us, type Verdict } from './report';
 import type { RoundTripReport } from './round-trips';
@@ -591,26 +592,67 @@ if (flow) {
 section('6. Contention — bursts of concurrent writers into one conversation (rate limit lifted)');
 if (contention) {
   const bursts = contention.bursts;
-  console.log(
-    table(
-      ['writes', '>writers', '>2xx', '>503', 'other', '>p50', '>p99', '>slowest', '>handler max', '>counted'],
-      bursts.map((burst) => [
-        burst.kind === 'post' ? 'message posts (201)' : 'PATCHes (200)',
-        String(burst.writers),
-        String(burst.succeeded),
-        String(burst.statuses['503'] ?? 0),
-        Object.entries(burst.statuses)
-          .filter(([status]) => Number(status) >= 300 && status !== '503')
-          .map(([status, count]) => `${status}×${count}`)
-          .join(' ') || '—',
-        ms(burst.p50Ms * 1e6),
-        ms(burst.p99Ms * 1e6),
-        ms(burst.maxMs * 1e6),
-        burst.handlerMaxMs === null ? '—' : ms(burst.handlerMaxMs * 1e6),
-        burst.countedMessages === null ? '—' : String(burst.countedMessages),
-      ]),
-    ),
-  );
+  // Per write, what DynamoDB was asked (counted on the wire): calls, and among them the failed
+  // conditions, transaction conflicts and SDK retries. Load-independent, unlike the times.
+  const wireOf = (burst: (typeof bursts)[number]) => {
+    const ops = Object.entries(burst.wire?.byOperation ?? {}).filter(
+      ([op]) => !['GetRecords', 'GetShardIterator', 'DescribeStream'].includes(op),
+    );
+    const sum = (pick: (counts: WireOperationCounts) => number) =>
+      ops.reduce((total, [, counts]) => total + pick(counts), 0);
+    if (ops.length === 0) return ['—', '—', '—'];
+    return [
+      (sum((counts) => counts.calls) / burst.writers).toFixed(2),
+      String(sum((counts) => counts.conditionFailed)),
+      `${sum((counts) => counts.transactionConflicts)} / ${sum((counts) => counts.sdkRetries)}`,
+    ];
+  };
+  for (const [kind, label, status] of [
+    ['post', 'message posts', '201'],
+    ['patch', 'PATCHes', '200'],
+  ] as const) {
+    console.log(`  ${label}`);
+    console.log(
+      table(
+        [
+          '>writers',
+          `>${status}`,
+          '>503',
+          'other',
+          '>p50',
+          '>slowest',
+          '>handler max',
+          '>counted',
+          '>DynamoDB calls/write',
+          '>failed conditions',
+          '>conflicts / SDK retries',
+        ],
+        bursts
+          .filter((burst) => burst.kind === kind)
+          .map((burst) => [
+            String(burst.writers),
+            String(burst.statuses[status] ?? 0),
+            String(burst.statuses['503'] ?? 0),
+            Object.entries(burst.statuses)
+              .filter(([code]) => code !== status && code !== '503')
+              .map(([code, count]) => `${code}×${count}`)
+              .join(' ') || '—',
+            ms(burst.p50Ms * 1e6),
+            ms(burst.maxMs * 1e6),
+            burst.handlerMaxMs === null ? '—' : ms(burst.handlerMaxMs * 1e6),
+            burst.countedMessages === null ? '—' : String(burst.countedMessages),
+            ...wireOf(burst),
+          ]),
+      ),
+    );
+  }
+  const fair = contention.staggered;
+  if (fair) {
+    // Fair retries: those that have waited longest are not the ones shed.
+    console.log(
+      `  fairness: ${fair.writers} PATCHes arriving ${fair.spacingMs} ms apart: ${fair.succeeded} × 200 (slowest ${ms(fair.slowestSucceededMs * 1e6)}); 503s among the first half of the arrivals ${fair.firstHalfShed}, among the second half ${fair.secondHalfShed}`,
+    );
+  }
   // The contract: at least 50 concurrent posts into one conversation all succeed, each within 2 s
   // on the local stack too, and `messageCount` counts every one.
   const appends = bursts.filter((burst) => burst.kind === 'post' && burst.writers <= 50);
@@ -640,7 +682,7 @@ if (contention) {
     detail: `slowest handler ${Number.isFinite(slowest) ? ms(slowest * 1e6) : 'not measured'}${withRetryAfter ? '' : '; a 503 without Retry-After'}`,
   });
   console.log(
-    "  2xx: 201 for posts, 200 for PATCHes; counted: how much messageCount grew; handler: the function's own time, from its access line, what one Lambda instance spends on the request; p50, p99, slowest: the client's time through the one local gateway process, which also queues the concurrent requests on this machine's cores",
+    "  counted: how much messageCount grew; DynamoDB calls/write, failed conditions, conflicts, SDK retries: counted on the wire for the whole burst (a proxy in front of DynamoDB Local), whatever the machine's load; handler: the function's own time, from its access line, what one Lambda instance spends on the request; p50, slowest: the client's time through the one local gateway process, which also queues the concurrent requests on this machine's cores",
   );
 } else {
   console.log(`  ${MISS} not measured: ${contentionError}`);

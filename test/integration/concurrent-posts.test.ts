@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
@@ -168,9 +169,53 @@ describe('many concurrent posts into one conversation', () => {
       }),
     ]);
     const statuses = answers.slice(0, 10).map((answer) => answer.status);
-    expect(statuses.every((status) => status === 201 || status === 404)).toBe(true);
+    expect(statuses.filter((status) => status !== 201 && status !== 404)).toEqual([]);
     expect(answers.at(-1)?.status).toBe(200);
     expect((await call('GET', `/api/conversations/${id}`, { token: tenant.apiKey })).status).toBe(404);
+  });
+});
+
+describe('a post whose message is not the newest', () => {
+  it('commits once, is counted, and leaves the newer last message in place', async () => {
+    const id = await newConversation();
+    const before = await read(id);
+    // A newer message already last (as when a post stamped later commits first): an hour ahead.
+    const newer = {
+      id: randomUUID(),
+      senderType: 'operator',
+      senderId: tenant.adminOperatorId,
+      type: 'text',
+      content: 'From the future',
+      createdAt: new Date(Date.now() + 3_600_000).toISOString(),
+    };
+    const table = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: inject('endpoints').dynamodb }));
+    await table.send(
+      new UpdateCommand({
+        TableName: inject('tableName'),
+        Key: keys.conversation(tenant.orgId, id),
+        UpdateExpression: 'SET lastMessage = :preview, lastMessageAt = :at',
+        ExpressionAttributeValues: { ':preview': newer, ':at': newer.createdAt },
+      }),
+    );
+
+    const answer = await post(id, 0);
+
+    expect(answer.status).toBe(201);
+    const after = await read(id);
+    expect(after.messageCount).toBe(before.messageCount + 1);
+    expect(after.unreadCount).toBe(before.unreadCount + 1);
+    expect(after.lastMessage?.id).toBe(newer.id);
+    expect(after.lastMessageAt).toBe(newer.createdAt);
+    const listed = await call<{ data: Message[] }>('GET', `/api/conversations/${id}/messages`, {
+      token: tenant.apiKey,
+    });
+    expect(listed.body.data.map((message) => message.id)).toEqual([answer.body.id]);
+    const events = await eventually(
+      async () => (await messageEvents()).filter((event) => event.data.id === answer.body.id),
+      (found) => found.length >= 1,
+      { intervalMs: 500 },
+    );
+    expect(events).toHaveLength(1);
   });
 });
 
