@@ -155,7 +155,8 @@ describe('GET /api/events', () => {
         token: own.apiKey,
       },
     );
-    const events = await eventsAtLeast(own.apiKey, '', 3);
+    // visitor.created, conversation.created, message.created, conversation.updated.
+    const events = await eventsAtLeast(own.apiKey, '', 4);
     const updated = events.find((event) => event.type === 'conversation.updated');
     const message = events.find((event) => event.type === 'message.created');
     expect(JSON.stringify(updated?.data)).toBe(patched.text);
