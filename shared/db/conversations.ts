@@ -10,11 +10,12 @@ import type { Message } from '../schemas/message';
 import { conversationProjection } from '../schemas/projections';
 import type { Visitor } from '../schemas/visitor';
 import { assignmentEntry, auditWrite } from './audit';
+import { batchGet } from './batch';
 import { db, tableName } from './client';
 import { eventItem } from './events';
 import { incrementWrites } from './increments';
 import { keys } from './keys';
-import { newMessage, putMessage } from './messages';
+import { newMessage, putMessage, toMessage } from './messages';
 import { pickShape, projectAs } from './project';
 import { stats } from './stats';
 import { teamLoadWrites } from './team-load';
@@ -606,3 +607,45 @@ export const conversations = {
     }
   },
 };
+
+/**
+ * Live conversations of the organization by id, in BatchGetItem calls of 100 keys; soft-deleted and
+ * missing ones are left out.
+ */
+export async function conversationsById(
+  orgId: string,
+  conversationIds: readonly string[],
+  options: { consistent: boolean },
+): Promise<Map<string, StoredConversation>> {
+  const items = conversationIds.length
+    ? await batchGet(
+        conversationIds.map((id) => keys.conversation(orgId, id)),
+        options,
+      )
+    : [];
+  const found = new Map<string, StoredConversation>();
+  for (const item of items) {
+    if (!item.deletedAt) found.set(String(item.id), storedConversationOf(item));
+  }
+  return found;
+}
+
+/**
+ * A conversation and one of its messages in one strongly consistent BatchGetItem: one request for a
+ * read of one child. The conversation is undefined when missing or soft-deleted.
+ */
+export async function conversationWithMessage(
+  orgId: string,
+  conversationId: string,
+  messageId: string,
+): Promise<{ conversation: StoredConversation | undefined; message: Message | undefined }> {
+  const conversationKey = keys.conversation(orgId, conversationId);
+  const messageKey = keys.message(orgId, conversationId, messageId);
+  const items = await batchGet([conversationKey, messageKey], { consistent: true });
+  const stored = items.find((item) => item.sk === conversationKey.sk);
+  const message = items.find((item) => item.sk === messageKey.sk);
+  return {
+    conversation: stored && !stored.deletedAt ? storedConversationOf(stored) : undefined,
+    message: message ? toMessage(message) : undefined,
+  };
+}

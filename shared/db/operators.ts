@@ -10,6 +10,7 @@ import { keys } from './keys';
 import { type AuditBy, orgAudit, systemActor } from './org-audit';
 import { organizations } from './organizations';
 import { queryPrefix } from './query';
+import { mustExist, type Write } from './transaction';
 
 export type { Operator };
 
@@ -103,5 +104,10 @@ export const operators = {
       new GetCommand({ TableName: tableName, Key: keys.operator(orgId, operatorId) }),
     );
     return Item ? recordOf<Operator>(Item) : undefined;
+  },
+
+  /** A transaction condition that the operator exists in the organization, failing with `error` otherwise. */
+  existsCheck(orgId: string, operatorId: string, error: () => Error): Write {
+    return mustExist(keys.operator(orgId, operatorId), error);
   },
 };

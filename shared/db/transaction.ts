@@ -1,6 +1,7 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { db } from './client';
+import { db, tableName } from './client';
+import type { Key } from './keys';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -38,7 +39,7 @@ export async function transact(writes: readonly Write[]): Promise<void> {
 }
 
 /** A condition that `key` names an existing item, failing the transaction with `error` otherwise. */
-export function mustExist(tableName: string, key: Record<string, unknown>, error: () => Error): Write {
+export function mustExist(key: Key, error: () => Error): Write {
   return {
     action: {
       ConditionCheck: { TableName: tableName, Key: key, ConditionExpression: 'attribute_exists(pk)' },
