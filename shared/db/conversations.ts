@@ -16,7 +16,7 @@ import { eventItem } from './events';
 import { incrementWrites } from './increments';
 import { keys } from './keys';
 import { newMessage, putMessage, toMessage } from './messages';
-import { pickShape, projectAs } from './project';
+import { project, projectState } from './project';
 import { stats } from './stats';
 import { teamLoadWrites } from './team-load';
 import {
@@ -36,20 +36,18 @@ export type ConversationAuthor =
   | { kind: 'operator'; operatorId: string }
   | { kind: 'apiKey' };
 
-export const toConversation: (item: object) => Conversation = projectAs<Conversation>(conversationProjection);
+export const toConversation: (item: object) => Conversation = project<Conversation>(conversationProjection);
 
-/** Every field of the stored state: the resource's, then the service's own (one pass, no spread). */
-const storedShape = {
-  ...conversationProjection,
-  rev: true,
-  firstVisitorMessageAt: true,
-  deletedAt: true,
-  locale: true,
-  activeSurvey: true,
-};
+/** Every field of the stored state: the resource's, then the service's own. */
+const projectStored = projectState<StoredConversation>(conversationProjection, [
+  'rev',
+  'firstVisitorMessageAt',
+  'locale',
+  'activeSurvey',
+]);
 
 export function storedConversationOf(item: Record<string, unknown>): StoredConversation {
-  const stored = pickShape<StoredConversation>(storedShape, item);
+  const stored = projectStored(item);
   stored.rev ??= 1;
   stored.firstVisitorMessageAt ??= null;
   stored.deletedAt ??= null;

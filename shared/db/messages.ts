@@ -7,14 +7,14 @@ import { batchGet } from './batch';
 import { db, tableName } from './client';
 import { eventItem, eventWrite, realtimeWrite } from './events';
 import { keys } from './keys';
-import { projectAs } from './project';
+import { project } from './project';
 import { queryPrefix } from './query';
 import { mustExist, type Write } from './transaction';
 import type { AttachmentMetadata } from './uploads';
 
 export type { Message };
 
-const projectMessage = projectAs<Message>(messageProjection);
+const projectMessage = project<Message>(messageProjection);
 
 /** Messages stored before attachments existed have none. */
 export const toMessage = (item: object): Message => {
