@@ -80,7 +80,7 @@ export const deliveries = {
    * on; a duplicate SQS message writes the same outcome again.
    */
   async recordFirstSuccesses(settled: readonly StoredDelivery[]): Promise<void> {
-    // Succeeded: the payload is dropped (a third of the bytes written, usually under 1 KB in all).
+    // Succeeded: the payload, read only to retry, is dropped (fewer bytes written and kept).
     await batchPut(settled.map((delivery) => ({ ...deliveryItem(delivery), payload: undefined })));
   },
 
