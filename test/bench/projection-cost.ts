@@ -4,88 +4,28 @@
  */
 import { storedConversationOf, toConversation } from '../../shared/db/conversations';
 import { toMessage } from '../../shared/db/messages';
+import { conversationExample, messageExample } from '../../shared/schemas/examples';
 
-const now = '2026-11-24T10:00:00.000Z';
-const id = (n: number) => `0190a3c4-7e51-7000-8000-0000000000${String(n).padStart(2, '0')}`;
-
-/** A conversation as DynamoDB reads it back: storage attributes, keys in no particular order. */
+/** Items as DynamoDB reads them back: the documentation's examples beside storage attributes. */
 const conversation = (n: number) => ({
-  pk: `ORG#${id(1)}`,
-  sk: `CONV#${id(n)}`,
+  pk: `ORG#${conversationExample.organizationId}`,
+  sk: `CONV#${n}`,
   gsi1pk: 'x',
   gsi1sk: 'y',
   entity: 'conversation',
   rev: 4,
-  firstVisitorMessageAt: now,
-  updatedAt: now,
-  customFields: { plan: 'pro', account: 42 },
-  visitor: {
-    metadata: { tier: 'gold' },
-    lastSeenAt: now,
-    id: id(3),
-    identifier: 'ada@example.com',
-    fingerprint: null,
-    geoCountry: null,
-    geoCity: null,
-    totalSessions: 1,
-    firstSeenAt: now,
-  },
-  lastMessage: {
-    createdAt: now,
-    content: 'Where?',
-    id: id(4),
-    senderType: 'visitor',
-    senderId: id(3),
-    type: 'text',
-  },
-  id: id(n),
-  organizationId: id(1),
-  visitorId: id(3),
-  operatorId: null,
-  teamId: null,
-  status: 'open',
-  priority: 'normal',
-  source: 'api',
-  aiEnabled: false,
-  snoozedUntil: null,
-  lastMessageAt: now,
-  title: 'Where is my order?',
-  messageCount: 1,
-  unreadCount: 1,
-  hasUnreadMessages: true,
-  tags: ['billing'],
-  language: 'en',
-  aiSummary: null,
-  aiSummaryGeneratedAt: null,
-  aiClassification: null,
-  metadata: { zeta: 1, alpha: 2 },
-  version: 4,
-  createdAt: now,
-  firstResponseTimeMs: null,
+  firstVisitorMessageAt: conversationExample.createdAt,
+  ...conversationExample,
+  id: String(n),
 });
 
 const message = (n: number) => ({
-  pk: `ORG#${id(1)}#CONV#${id(2)}`,
-  sk: `MSG#${id(n)}`,
+  pk: `ORG#${messageExample.orgId}#CONV#${messageExample.conversationId}`,
+  sk: `MSG#${n}`,
   entity: 'message',
   editCount: 0,
-  id: id(n),
-  orgId: id(1),
-  conversationId: id(2),
-  senderType: 'visitor',
-  senderId: id(3),
-  content: 'Hello',
-  type: 'text',
-  metadata: {},
-  isRead: false,
-  isEdited: false,
-  editedAt: null,
-  createdAt: now,
-  deletedAt: null,
-  replyToId: null,
-  mentions: null,
-  searchVector: 'hello',
-  attachments: [],
+  ...messageExample,
+  id: String(n),
 });
 
 const ITEMS = 100;
