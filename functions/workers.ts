@@ -157,7 +157,8 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
         to: 'standard-fonts/chunks/standardGlyphNames-DNHAb7rp.cjs',
       },
     ],
-    // Standard fonts only: fontkit (embedded font files) and its brotli are ~700 of the bundle's ~1,000 KB.
+    // Standard fonts only: fontkit (embedded font files) and its brotli would be most of the bundle
+    // (docs/decisions.md, "PDF transcripts: standard fonts only").
     aliases: { fontkit: './infra/bundles/stubs/fontkit.mjs' },
   },
   {

@@ -5,8 +5,8 @@ import { request as httpsRequest } from 'node:https';
 /**
  * Secrets Manager's `GetSecretValue`, signed here (Signature Version 4) and sent with Node's own
  * https. The functions that need a secret read one or two, once per instance and then every few
- * minutes; the SDK's Secrets Manager client, loaded beside the DynamoDB one, added 16–19 ms to
- * their cold import (Powertools Parameters' provider over it, 22–38 ms), more than the read itself.
+ * minutes; the SDK's Secrets Manager client, loaded beside the DynamoDB one, cost their cold import
+ * more than the read itself (docs/decisions.md, "Secrets Manager reads stay hand-signed").
  * `test/unit/secrets.test.ts` checks the signature against the SDK's signer and the request against
  * the one the SDK client sends.
  */

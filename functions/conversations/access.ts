@@ -1,8 +1,11 @@
 import type { OrgCaller } from '../../shared/auth/caller';
 import { clock } from '../../shared/clock';
-import { batchGet } from '../../shared/db/batch';
-import { conversations, type StoredConversation, storedConversationOf } from '../../shared/db/conversations';
-import { type Key, keys } from '../../shared/db/keys';
+import {
+  conversations,
+  conversationWithMessage,
+  type StoredConversation,
+} from '../../shared/db/conversations';
+import type { Message } from '../../shared/db/messages';
 import { ForbiddenError, NotFoundError } from '../../shared/errors';
 import type { Organization } from '../../shared/schemas/organization';
 
@@ -36,22 +39,19 @@ export function accessRules(caller: OrgCaller, organization: Organization) {
 }
 
 /**
- * Reads a conversation and one item of its partition (a message) in one strongly consistent
- * BatchGetItem, then applies the access rules: one request for a read of one child.
+ * Reads a conversation and one of its messages in one request, then applies the access rules to the
+ * conversation; the message is undefined when the conversation has no such message.
  */
 export async function loadConversationWith(
   caller: OrgCaller,
   organization: Organization,
   id: string,
-  child: Key,
-): Promise<{ conversation: StoredConversation; child: Record<string, unknown> | undefined }> {
-  const conversationKey = keys.conversation(caller.orgId, id);
-  const items = await batchGet([conversationKey, child], { consistent: true });
-  const stored = items.find((item) => item.sk === conversationKey.sk);
-  if (!stored || stored.deletedAt) throw new NotFoundError('Conversation not found');
-  const conversation = storedConversationOf(stored);
+  messageId: string,
+): Promise<{ conversation: StoredConversation; message: Message | undefined }> {
+  const { conversation, message } = await conversationWithMessage(caller.orgId, id, messageId);
+  if (!conversation) throw new NotFoundError('Conversation not found');
   accessRules(caller, organization)(conversation);
-  return { conversation, child: items.find((item) => item.sk === child.sk) };
+  return { conversation, message };
 }
 
 /** Reads a conversation for a caller: one GetItem, then the access rules. */

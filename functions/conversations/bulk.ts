@@ -3,11 +3,9 @@ import { clock } from '../../shared/clock';
 import { actorOf } from '../../shared/conversations/actor';
 import { type StoredConversation, withChange } from '../../shared/conversations/state';
 import { auditWrite } from '../../shared/db/audit';
-import { batchGet } from '../../shared/db/batch';
-import { conversationStateWrite, storedConversationOf, toConversation } from '../../shared/db/conversations';
+import { conversationStateWrite, conversationsById, toConversation } from '../../shared/db/conversations';
 import { eventWrite } from '../../shared/db/events';
 import { type Increment, incrementWrites } from '../../shared/db/increments';
-import { keys } from '../../shared/db/keys';
 import { auditActorOf, orgAudit } from '../../shared/db/org-audit';
 import { stats } from '../../shared/db/stats';
 import { teamLoadWrites } from '../../shared/db/team-load';
@@ -26,17 +24,8 @@ type Change = (
   current: StoredConversation,
 ) => { next: StoredConversation; writes: Write[]; increments?: Increment[] } | undefined;
 
-async function readAll(orgId: string, ids: readonly string[]): Promise<Map<string, StoredConversation>> {
-  const items = await batchGet(
-    ids.map((id) => keys.conversation(orgId, id)),
-    { consistent: true },
-  );
-  const found = new Map<string, StoredConversation>();
-  for (const item of items) {
-    if (!item.deletedAt) found.set(String(item.id), storedConversationOf(item));
-  }
-  return found;
-}
+const readAll = (orgId: string, ids: readonly string[]) =>
+  conversationsById(orgId, ids, { consistent: true });
 
 /**
  * The next transaction: the longest run of `pending` whose actions fit in one (each changed

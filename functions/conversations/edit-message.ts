@@ -1,12 +1,9 @@
 import type { OrgCaller } from '../../shared/auth/caller';
 import { clock } from '../../shared/clock';
 import { withEditedMessage } from '../../shared/conversations/state';
-import { tableName } from '../../shared/db/client';
 import { conversationLive, conversations } from '../../shared/db/conversations';
-import { eventItem, realtimeItem } from '../../shared/db/events';
-import { keys } from '../../shared/db/keys';
-import { type Message, messages, type StoredMessage, toMessage } from '../../shared/db/messages';
-import { ConcurrentChangeError, RetryBudget, transact, type Write } from '../../shared/db/transaction';
+import { type Message, MessageChangedError, messages, toMessage } from '../../shared/db/messages';
+import { ConcurrentChangeError, RetryBudget, transact } from '../../shared/db/transaction';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../shared/errors';
 import { ok, route } from '../../shared/http/route';
 import { sanitizeText, searchVectorOf } from '../../shared/sanitize/text';
@@ -16,10 +13,6 @@ import { presentMessage } from '../../shared/uploads/present';
 import { loadConversation, loadConversationWith } from './access';
 
 export const EDIT_WINDOW_MS = 5 * 60_000;
-const KEPT_REVISIONS = 20;
-
-/** The message moved on (edited, read or deleted) between our read and our write: read again. */
-class MessageChangedError extends Error {}
 
 /**
  * Visitors edit their own visitor messages, operators their own messages; API keys and admin
@@ -41,64 +34,6 @@ function editorId(caller: OrgCaller): string {
   if (caller.kind === 'visitor') return caller.visitorId;
   if (caller.kind === 'operator') return caller.operatorId;
   return caller.credentialId;
-}
-
-/** The edit, its revision (ring slot), `message.updated` and the realtime `message_edited` notice. */
-function editWrites(current: StoredMessage, edited: Message, editedBy: string, visitorId: string): Write[] {
-  const { orgId, conversationId, id } = current;
-  return [
-    {
-      action: {
-        Update: {
-          TableName: tableName,
-          Key: keys.message(orgId, conversationId, id),
-          UpdateExpression:
-            'SET content = :content, searchVector = :searchVector, isEdited = :true, editedAt = :editedAt, editCount = editCount + :one',
-          ConditionExpression: 'editCount = :seen AND (attribute_not_exists(deletedAt) OR deletedAt = :null)',
-          ExpressionAttributeValues: {
-            ':content': edited.content,
-            ':searchVector': edited.searchVector,
-            ':true': true,
-            ':editedAt': edited.editedAt,
-            ':one': 1,
-            ':seen': current.editCount,
-            ':null': null,
-          },
-        },
-      },
-      onConditionFailed: () => new MessageChangedError(),
-    },
-    {
-      action: {
-        Put: {
-          TableName: tableName,
-          Item: {
-            ...keys.revision(orgId, conversationId, id, current.editCount % KEPT_REVISIONS),
-            entity: 'revision',
-            messageId: id,
-            content: current.content,
-            editedAt: edited.editedAt,
-            editedBy,
-          },
-        },
-      },
-    },
-    { action: { Put: { TableName: tableName, Item: eventItem(orgId, 'message.updated', edited) } } },
-    {
-      action: {
-        Put: {
-          TableName: tableName,
-          Item: realtimeItem(orgId, {
-            type: 'message_edited',
-            audience: 'conversation',
-            conversationId,
-            visitorId,
-            payload: { conversationId, message: edited },
-          }),
-        },
-      },
-    },
-  ];
 }
 
 export const editMessage = route({
@@ -149,7 +84,7 @@ export const editMessage = route({
         isEdited: true,
         editedAt: now,
       };
-      const writes = editWrites(current, edited, editorId(caller), conversation.visitorId);
+      const writes = messages.editWrites(current, edited, editorId(caller), conversation.visitorId);
       try {
         if (conversation.lastMessage?.id === current.id) {
           // The preview shows this message: it changes in the same transaction.
@@ -195,13 +130,8 @@ export const listRevisions = route({
   },
   handle: async ({ caller, organization, params }) => {
     // One trip: the conversation (access rules) and the message in one BatchGetItem, the edits beside.
-    const [{ child: current }, edits] = await Promise.all([
-      loadConversationWith(
-        caller,
-        organization,
-        params.id,
-        keys.message(caller.orgId, params.id, params.messageId),
-      ),
+    const [{ message: current }, edits] = await Promise.all([
+      loadConversationWith(caller, organization, params.id, params.messageId),
       messages.revisions(caller.orgId, params.id, params.messageId),
     ]);
     if (!current) throw new NotFoundError('Message not found');

@@ -1,12 +1,10 @@
 import type { ApiKeyCaller, OperatorCaller } from '../../shared/auth/caller';
 import { clock } from '../../shared/clock';
 import { actorOf } from '../../shared/conversations/actor';
-import { tableName } from '../../shared/db/client';
-import { keys } from '../../shared/db/keys';
 import { newNote, notes } from '../../shared/db/notes';
 import { operators } from '../../shared/db/operators';
 import { auditActorOf } from '../../shared/db/org-audit';
-import { mustExist, type Write } from '../../shared/db/transaction';
+import type { Write } from '../../shared/db/transaction';
 import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '../../shared/errors';
 import { created, ok, route } from '../../shared/http/route';
 import { idParams, successResult } from '../../shared/schemas/common';
@@ -27,7 +25,7 @@ function mentionChecks(orgId: string, mentions: readonly string[]): Write[] {
   return mentions.flatMap((operatorId, i) =>
     mentions.indexOf(operatorId) === i
       ? [
-          mustExist(tableName, keys.operator(orgId, operatorId), () =>
+          operators.existsCheck(orgId, operatorId, () =>
             ValidationError.field(`mentions.${i}`, 'Mentions must be operators of this organization'),
           ),
         ]

@@ -1,10 +1,8 @@
 import type { OrgCaller } from '../../shared/auth/caller';
 import { clock } from '../../shared/clock';
-import { tableName } from '../../shared/db/client';
 import { conversations } from '../../shared/db/conversations';
-import { keys } from '../../shared/db/keys';
-import { newMessage } from '../../shared/db/messages';
-import { mustExist } from '../../shared/db/transaction';
+import { messages, newMessage } from '../../shared/db/messages';
+import { operators } from '../../shared/db/operators';
 import { metadataOf, notAttachable, ownerOf, type StoredUpload, uploads } from '../../shared/db/uploads';
 import { ValidationError } from '../../shared/errors';
 import { created, route } from '../../shared/http/route';
@@ -102,13 +100,13 @@ export const postMessage = route({
         const checks = [
           ...(body.replyToId
             ? [
-                mustExist(tableName, keys.message(orgId, current.id, body.replyToId), () =>
+                messages.existsCheck(orgId, current.id, body.replyToId, () =>
                   ValidationError.field('replyToId', 'replyToId must be a message of this conversation'),
                 ),
               ]
             : []),
           ...[...operatorFields].map(([operatorId, field]) =>
-            mustExist(tableName, keys.operator(orgId, operatorId), () =>
+            operators.existsCheck(orgId, operatorId, () =>
               ValidationError.field(
                 field,
                 field === 'operatorId'

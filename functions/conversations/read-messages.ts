@@ -1,6 +1,4 @@
-import { keys } from '../../shared/db/keys';
 import { listMessages as listPage } from '../../shared/db/message-listing';
-import { toMessage } from '../../shared/db/messages';
 import { NotFoundError } from '../../shared/errors';
 import { ok, route } from '../../shared/http/route';
 import { idParams } from '../../shared/schemas/common';
@@ -47,13 +45,8 @@ export const getMessage = route({
   errors: [404],
   examples: { response: messageExample },
   handle: async ({ caller, organization, params }) => {
-    const { child } = await loadConversationWith(
-      caller,
-      organization,
-      params.id,
-      keys.message(caller.orgId, params.id, params.messageId),
-    );
-    if (!child) throw new NotFoundError('Message not found');
-    return ok(await presentMessage(toMessage(child)));
+    const { message: found } = await loadConversationWith(caller, organization, params.id, params.messageId);
+    if (!found) throw new NotFoundError('Message not found');
+    return ok(await presentMessage(found));
   },
 });

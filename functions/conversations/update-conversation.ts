@@ -5,13 +5,12 @@ import { type StoredConversation, withChange } from '../../shared/conversations/
 import { conversationFieldRules } from '../../shared/custom-fields/conversation-fields';
 import { CUSTOM_FIELD_VALUE_RULES } from '../../shared/custom-fields/values';
 import { assignmentEntry, auditWrite } from '../../shared/db/audit';
-import { tableName } from '../../shared/db/client';
 import { conversations, toConversation } from '../../shared/db/conversations';
 import { eventWrite } from '../../shared/db/events';
 import { incrementWrites } from '../../shared/db/increments';
-import { keys } from '../../shared/db/keys';
+import { operators } from '../../shared/db/operators';
 import { stats } from '../../shared/db/stats';
-import { mustExist, type Write } from '../../shared/db/transaction';
+import type { Write } from '../../shared/db/transaction';
 import { ValidationError } from '../../shared/errors';
 import { etagOf, ifMatchVersion } from '../../shared/http/if-match';
 import { ok, route } from '../../shared/http/route';
@@ -92,7 +91,7 @@ export function changeWrites(
   const writes: Write[] = [eventWrite(orgId, 'conversation.updated', api)];
   if (after.operatorId && after.operatorId !== before.operatorId) {
     writes.push(
-      mustExist(tableName, keys.operator(orgId, after.operatorId), () =>
+      operators.existsCheck(orgId, after.operatorId, () =>
         ValidationError.field('operatorId', 'No such operator in this organization'),
       ),
     );

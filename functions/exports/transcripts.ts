@@ -4,9 +4,8 @@ import { config, configDefaults } from '../../shared/config';
 import { actorOf } from '../../shared/conversations/actor';
 import type { StoredConversation } from '../../shared/db/conversations';
 import { exportJobs, operatorNames } from '../../shared/db/exports';
-import { keys } from '../../shared/db/keys';
 import { auditActorOf, orgAudit } from '../../shared/db/org-audit';
-import { leaseFromWindow } from '../../shared/db/rate-windows';
+import { leaseTranscriptEmails } from '../../shared/db/rate-windows';
 import { RateLimitedError } from '../../shared/errors';
 import { CSV_EOL, csvCell, csvRow, StreamedCell } from '../../shared/exports/csv';
 import {
@@ -149,9 +148,8 @@ const MAX_TEXT_CHARS = 3_000_000;
 async function takeEmailAllowance(orgId: string): Promise<void> {
   const now = clock.nowMs();
   const windowStartMs = now - (now % HOUR_MS);
-  const { granted } = await leaseFromWindow({
+  const { granted } = await leaseTranscriptEmails({
     orgId,
-    credentialId: keys.transcriptEmailLimit,
     windowStartMs,
     windowMs: HOUR_MS,
     limit: config.transcriptEmailsPerHour,

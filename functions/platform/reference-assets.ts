@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 
 /**
  * The reference page's renderer is Swagger UI (`swagger-ui-dist`): its files are served from disk,
- * never imported, so ~1.9 MB of browser code stays out of every function's JS bundle. The build of
+ * never imported, so its browser code stays out of every function's JS bundle. The build of
  * the platform function copies them into this folder next to its `index.mjs` (see `bundledFiles` in
  * infra/constructs/service-function.ts); locally they are read from the installed package.
  */

@@ -8,7 +8,7 @@ import { BUNDLED_ASSET_DIR, type RendererFile, rendererFiles, rendererPackageDir
 /**
  * The browsable reference: Swagger UI renders the served OpenAPI document (markdown, schemas,
  * examples, request snippets) and its "Try it out" calls the API on the same origin. Swagger UI
- * rather than Scalar or Redoc: Redoc CE has no try-it, and Scalar's standalone bundle (4.3 MB) needs
+ * rather than Scalar or Redoc: Redoc CE has no try-it, and Scalar's standalone bundle needs
  * `'unsafe-eval'` and inline styles, where Swagger UI runs with scripts and styles from this origin
  * only. Every file is served by this function (no CDN), so the page also works offline.
  */
@@ -79,7 +79,7 @@ function rendererDir(): string {
 
 let assets: Promise<ReadonlyMap<ReferenceAssetName, ReferenceAsset>> | undefined;
 
-/** Read once per instance (about 1.9 MB), on the first request for the page or one of its files. */
+/** Read once per instance, on the first request for the page or one of its files. */
 function loadAssets(): Promise<ReadonlyMap<ReferenceAssetName, ReferenceAsset>> {
   assets ??= (async () => {
     const dir = rendererDir();

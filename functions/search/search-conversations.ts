@@ -1,6 +1,4 @@
-import { batchGet } from '../../shared/db/batch';
-import { toConversation } from '../../shared/db/conversations';
-import { keys } from '../../shared/db/keys';
+import { conversationsById, toConversation } from '../../shared/db/conversations';
 import { ok, route } from '../../shared/http/route';
 import { conversationExample, cursorExample } from '../../shared/schemas/examples';
 import { searchConversationsQuery, searchPage } from '../../shared/schemas/search';
@@ -52,13 +50,11 @@ export const searchConversations = route({
     });
     // The conversations as GET /api/conversations/{id} answers them: read from the table, the
     // system of record (the index trails it by a moment; one deleted meanwhile is left out).
-    const items = result.hits.length
-      ? await batchGet(
-          result.hits.map((hit) => keys.conversation(caller.orgId, hit.conversationId)),
-          { consistent: false },
-        )
-      : [];
-    const byId = new Map(items.filter((item) => !item.deletedAt).map((item) => [String(item.id), item]));
+    const byId = await conversationsById(
+      caller.orgId,
+      result.hits.map((hit) => hit.conversationId),
+      { consistent: false },
+    );
     const data = result.hits.flatMap((hit) => {
       const item = byId.get(hit.conversationId);
       if (!item) return [];

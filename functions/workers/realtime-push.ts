@@ -1,36 +1,8 @@
-import {
-  ApiGatewayManagementApiClient,
-  GoneException,
-  PostToConnectionCommand,
-} from '@aws-sdk/client-apigatewaymanagementapi';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { streamWorker } from '../../shared/batch';
-import { db, tableName } from '../../shared/db/client';
-import { connections } from '../../shared/db/connections';
-import { traced } from '../../shared/tracing';
+import { connections, type RealtimeNotice, realtimeNoticeAt } from '../../shared/db/connections';
+import { postToConnection } from '../../shared/realtime-api';
 
-let client: ApiGatewayManagementApiClient | undefined;
-
-/** The WebSocket API's management endpoint (the stage URL in AWS, the local server locally). */
-function managementApi(): ApiGatewayManagementApiClient {
-  const endpoint = process.env.REALTIME_ENDPOINT;
-  if (!endpoint) throw new Error('REALTIME_ENDPOINT is not configured');
-  client ??= traced(new ApiGatewayManagementApiClient({ endpoint }));
-  return client;
-}
-
-interface Notice {
-  id: string;
-  type: string;
-  audience: 'operators' | 'conversation';
-  organizationId: string;
-  conversationId: string;
-  visitorId?: string;
-  timestamp: string;
-  payload: unknown;
-}
-
-async function push(notice: Notice): Promise<void> {
+async function push(notice: RealtimeNotice): Promise<void> {
   const audiences = [
     connections.of(notice.organizationId, {}),
     // Visitors hear only about their own conversation, and never operator-only notices.
@@ -50,17 +22,8 @@ async function push(notice: Notice): Promise<void> {
   );
   await Promise.all(
     recipients.map(async (connection) => {
-      try {
-        await managementApi().send(
-          new PostToConnectionCommand({ ConnectionId: connection.connectionId, Data: data }),
-        );
-      } catch (error) {
-        if (error instanceof GoneException || (error as { name?: string }).name === 'GoneException') {
-          await connections.remove({ pk: connection.pk, sk: connection.sk });
-          return;
-        }
-        throw error;
-      }
+      // A connection the gateway reports gone is forgotten.
+      if (!(await postToConnection(connection.connectionId, data))) await connections.remove(connection);
     }),
   );
 }
@@ -73,8 +36,6 @@ async function push(notice: Notice): Promise<void> {
 export const handler = streamWorker('realtime push', async (record) => {
   const keys = record.dynamodb?.Keys;
   if (record.eventName !== 'INSERT' || !keys?.pk?.S || !keys.sk?.S) return;
-  const { Item } = await db.send(
-    new GetCommand({ TableName: tableName, Key: { pk: keys.pk.S, sk: keys.sk.S } }),
-  );
-  if (Item?.entity === 'realtime') await push(Item as unknown as Notice);
+  const notice = await realtimeNoticeAt({ pk: keys.pk.S, sk: keys.sk.S });
+  if (notice) await push(notice);
 });

@@ -1,13 +1,13 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
 import { uuidv7 } from '../ids';
-import { type AiProvider, aiProvider as aiProviderSchema } from '../schemas/ai-provider';
-import { built } from '../schemas/names';
+import type { AiProvider } from '../schemas/ai-provider';
+import { aiProviderProjection } from '../schemas/projections';
 import { openSealed, seal } from '../webhooks/secret-box';
 import { db, tableName } from './client';
 import { keys } from './keys';
 import { type AuditBy, orgAudit, systemActor } from './org-audit';
-import { pickShape } from './project';
+import { project } from './project';
 import { queryPrefix } from './query';
 import { updateExisting } from './update';
 
@@ -28,7 +28,7 @@ const sealingKey = (providerId: string) => ({
   context: { aiProviderId: providerId },
 });
 
-const toProvider = (item: object): AiProvider => pickShape(built(aiProviderSchema).shape, item);
+const toProvider = project<AiProvider>(aiProviderProjection);
 
 /**
  * How long an instance trusts what it read of the providers for `anyAiProviderEnabled` (the chatbot's

@@ -1,4 +1,4 @@
-import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
 import { db, tableName, ttlSeconds } from './client';
 import { keys } from './keys';
@@ -72,7 +72,25 @@ export const connections = {
   },
 
   /** A connection the gateway reports gone. */
-  async remove(key: { pk: string; sk: string }): Promise<void> {
-    await db.send(new DeleteCommand({ TableName: tableName, Key: key }));
+  async remove(connection: { pk: string; sk: string }): Promise<void> {
+    await db.send(new DeleteCommand({ TableName: tableName, Key: { pk: connection.pk, sk: connection.sk } }));
   },
 };
+
+/** A realtime notice as written beside its change (shared/db/events.ts `realtimeItem`). */
+export interface RealtimeNotice {
+  id: string;
+  type: string;
+  audience: 'operators' | 'conversation';
+  organizationId: string;
+  conversationId: string;
+  visitorId?: string;
+  timestamp: string;
+  payload: unknown;
+}
+
+/** The realtime notice a stream record names by its key; undefined for any other item, or one gone. */
+export async function realtimeNoticeAt(key: { pk: string; sk: string }): Promise<RealtimeNotice | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: key }));
+  return Item?.entity === 'realtime' ? (Item as unknown as RealtimeNotice) : undefined;
+}

@@ -10,12 +10,13 @@ import type { Message } from '../schemas/message';
 import { conversationProjection } from '../schemas/projections';
 import type { Visitor } from '../schemas/visitor';
 import { assignmentEntry, auditWrite } from './audit';
+import { batchGet } from './batch';
 import { db, tableName } from './client';
 import { eventItem } from './events';
 import { incrementWrites } from './increments';
 import { keys } from './keys';
-import { newMessage, putMessage } from './messages';
-import { pickShape, projectAs } from './project';
+import { newMessage, putMessage, toMessage } from './messages';
+import { project, projectState } from './project';
 import { stats } from './stats';
 import { teamLoadWrites } from './team-load';
 import {
@@ -35,20 +36,18 @@ export type ConversationAuthor =
   | { kind: 'operator'; operatorId: string }
   | { kind: 'apiKey' };
 
-export const toConversation: (item: object) => Conversation = projectAs<Conversation>(conversationProjection);
+export const toConversation: (item: object) => Conversation = project<Conversation>(conversationProjection);
 
-/** Every field of the stored state: the resource's, then the service's own (one pass, no spread). */
-const storedShape = {
-  ...conversationProjection,
-  rev: true,
-  firstVisitorMessageAt: true,
-  deletedAt: true,
-  locale: true,
-  activeSurvey: true,
-};
+/** Every field of the stored state: the resource's, then the service's own. */
+const projectStored = projectState<StoredConversation>(conversationProjection, [
+  'rev',
+  'firstVisitorMessageAt',
+  'locale',
+  'activeSurvey',
+]);
 
 export function storedConversationOf(item: Record<string, unknown>): StoredConversation {
-  const stored = pickShape<StoredConversation>(storedShape, item);
+  const stored = projectStored(item);
   stored.rev ??= 1;
   stored.firstVisitorMessageAt ??= null;
   stored.deletedAt ??= null;
@@ -674,3 +673,45 @@ export const conversations = {
     }
   },
 };
+
+/**
+ * Live conversations of the organization by id, in BatchGetItem calls of 100 keys; soft-deleted and
+ * missing ones are left out.
+ */
+export async function conversationsById(
+  orgId: string,
+  conversationIds: readonly string[],
+  options: { consistent: boolean },
+): Promise<Map<string, StoredConversation>> {
+  const items = conversationIds.length
+    ? await batchGet(
+        conversationIds.map((id) => keys.conversation(orgId, id)),
+        options,
+      )
+    : [];
+  const found = new Map<string, StoredConversation>();
+  for (const item of items) {
+    if (!item.deletedAt) found.set(String(item.id), storedConversationOf(item));
+  }
+  return found;
+}
+
+/**
+ * A conversation and one of its messages in one strongly consistent BatchGetItem: one request for a
+ * read of one child. The conversation is undefined when missing or soft-deleted.
+ */
+export async function conversationWithMessage(
+  orgId: string,
+  conversationId: string,
+  messageId: string,
+): Promise<{ conversation: StoredConversation | undefined; message: Message | undefined }> {
+  const conversationKey = keys.conversation(orgId, conversationId);
+  const messageKey = keys.message(orgId, conversationId, messageId);
+  const items = await batchGet([conversationKey, messageKey], { consistent: true });
+  const stored = items.find((item) => item.sk === conversationKey.sk);
+  const message = items.find((item) => item.sk === messageKey.sk);
+  return {
+    conversation: stored && !stored.deletedAt ? storedConversationOf(stored) : undefined,
+    message: message ? toMessage(message) : undefined,
+  };
+}

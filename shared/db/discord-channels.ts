@@ -6,7 +6,7 @@ import type { DiscordChannel } from '../schemas/discord';
 import { discordChannelProjection } from '../schemas/projections';
 import { db, tableName } from './client';
 import { keys } from './keys';
-import { projectAs } from './project';
+import { project } from './project';
 import { queryPrefix } from './query';
 import { retryOnConflict, transact } from './transaction';
 
@@ -16,7 +16,7 @@ export type { DiscordChannel };
 export const MAX_DISCORD_CHANNELS = 50;
 
 /** The channel as the API shows it (the schema's fields, by a projection without zod). */
-const toChannel = projectAs<DiscordChannel>(discordChannelProjection);
+const toChannel = project<DiscordChannel>(discordChannelProjection);
 
 export const discordChannels = {
   toChannel,

@@ -66,8 +66,8 @@ export function eventItem(orgId: string, type: DomainEventType, data: unknown) {
     type,
     timestamp: new Date(nowMs).toISOString(),
     organizationId: orgId,
-    // The resource as JSON, deflated: a conversation (~1.7 KB) shrinks under the 1 KB of one write
-    // unit, and an event is written in the transaction of its change, where every unit counts twice.
+    // The resource as JSON, deflated: an event is written in the transaction of its change, where
+    // every 1 KB write unit counts twice (docs/decisions.md, "Events store their data deflated").
     dataZ: deflateRawSync(JSON.stringify(data)),
     expiresAt: ttlSeconds(nowMs + EVENT_RETENTION_MS),
   };

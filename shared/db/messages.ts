@@ -5,16 +5,16 @@ import type { Message } from '../schemas/message';
 import { messageProjection } from '../schemas/projections';
 import { batchGet } from './batch';
 import { db, tableName } from './client';
-import { eventItem } from './events';
+import { eventItem, eventWrite, realtimeWrite } from './events';
 import { keys } from './keys';
-import { projectAs } from './project';
+import { project } from './project';
 import { queryPrefix } from './query';
-import type { Write } from './transaction';
+import { mustExist, type Write } from './transaction';
 import type { AttachmentMetadata } from './uploads';
 
 export type { Message };
 
-const projectMessage = projectAs<Message>(messageProjection);
+const projectMessage = project<Message>(messageProjection);
 
 /** Messages stored before attachments existed have none. */
 export const toMessage = (item: object): Message => {
@@ -84,6 +84,12 @@ export function putMessage(message: Message): Write[] {
     { action: { Put: { TableName: tableName, Item: eventItem(message.orgId, 'message.created', message) } } },
   ];
 }
+
+/** The message moved on (edited, read or deleted) between a read and an edit's write: read again. */
+export class MessageChangedError extends Error {}
+
+/** How many prior versions of a message are kept (a ring of revision slots). */
+const KEPT_REVISIONS = 20;
 
 export interface StoredMessage extends Message {
   editCount: number;
@@ -165,6 +171,67 @@ export const messages = {
         },
       },
     };
+  },
+
+  /** A transaction condition that the message exists in the conversation, failing with `error` otherwise. */
+  existsCheck(orgId: string, conversationId: string, messageId: string, error: () => Error): Write {
+    return mustExist(keys.message(orgId, conversationId, messageId), error);
+  },
+
+  /**
+   * An edit as actions of one transaction: the message (only if no other edit, read or deletion
+   * came between, else MessageChangedError), its prior version in the revision ring, `message.updated`
+   * and the realtime `message_edited` notice.
+   */
+  editWrites(current: StoredMessage, edited: Message, editedBy: string, visitorId: string): Write[] {
+    const { orgId, conversationId, id } = current;
+    return [
+      {
+        action: {
+          Update: {
+            TableName: tableName,
+            Key: keys.message(orgId, conversationId, id),
+            UpdateExpression:
+              'SET content = :content, searchVector = :searchVector, isEdited = :true, editedAt = :editedAt, editCount = editCount + :one',
+            ConditionExpression:
+              'editCount = :seen AND (attribute_not_exists(deletedAt) OR deletedAt = :null)',
+            ExpressionAttributeValues: {
+              ':content': edited.content,
+              ':searchVector': edited.searchVector,
+              ':true': true,
+              ':editedAt': edited.editedAt,
+              ':one': 1,
+              ':seen': current.editCount,
+              ':null': null,
+            },
+          },
+        },
+        onConditionFailed: () => new MessageChangedError(),
+      },
+      {
+        action: {
+          Put: {
+            TableName: tableName,
+            Item: {
+              ...keys.revision(orgId, conversationId, id, current.editCount % KEPT_REVISIONS),
+              entity: 'revision',
+              messageId: id,
+              content: current.content,
+              editedAt: edited.editedAt,
+              editedBy,
+            },
+          },
+        },
+      },
+      eventWrite(orgId, 'message.updated', edited),
+      realtimeWrite(orgId, {
+        type: 'message_edited',
+        audience: 'conversation',
+        conversationId,
+        visitorId,
+        payload: { conversationId, message: edited },
+      }),
+    ];
   },
 };
 

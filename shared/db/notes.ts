@@ -12,7 +12,7 @@ import { conversationLive } from './conversations';
 import { eventWrite, realtimeWrite } from './events';
 import { keys } from './keys';
 import { type AuditBy, orgAudit } from './org-audit';
-import { projectAs } from './project';
+import { project } from './project';
 import { queryPrefix } from './query';
 import { ConcurrentChangeError, RetryBudget, transact, type Write } from './transaction';
 
@@ -21,7 +21,7 @@ export type { Note };
 /** A conversation lists at most this many notes, newest first. */
 export const NOTE_LIST_LIMIT = 200;
 
-export const toNote: (item: object) => Note = projectAs<Note>(noteProjection);
+export const toNote: (item: object) => Note = project<Note>(noteProjection);
 
 export function newNote(input: {
   conversationId: string;

@@ -3,15 +3,19 @@ import type { OperatorRole } from '../auth/caller';
 import { clock } from '../clock';
 import { uuidv7 } from '../ids';
 import type { Operator } from '../schemas/organization';
+import { operatorProjection } from '../schemas/projections';
 import { db, tableName } from './client';
 import { conditionFailedAt } from './errors';
-import { recordOf } from './item';
 import { keys } from './keys';
 import { type AuditBy, orgAudit, systemActor } from './org-audit';
 import { organizations } from './organizations';
+import { project } from './project';
 import { queryPrefix } from './query';
+import { mustExist, type Write } from './transaction';
 
 export type { Operator };
+
+const toOperator = project<Operator>(operatorProjection);
 
 export type CreateOperatorResult =
   | { ok: true; operator: Operator }
@@ -76,7 +80,7 @@ export const operators = {
    */
   async all(orgId: string): Promise<Operator[]> {
     const items = await queryPrefix(keys.organization(orgId).pk, keys.operatorPrefix, { consistent: true });
-    return items.map((item) => recordOf<Operator>(item));
+    return items.map(toOperator);
   },
 
   /**
@@ -102,6 +106,11 @@ export const operators = {
     const { Item } = await db.send(
       new GetCommand({ TableName: tableName, Key: keys.operator(orgId, operatorId) }),
     );
-    return Item ? recordOf<Operator>(Item) : undefined;
+    return Item ? toOperator(Item) : undefined;
+  },
+
+  /** A transaction condition that the operator exists in the organization, failing with `error` otherwise. */
+  existsCheck(orgId: string, operatorId: string, error: () => Error): Write {
+    return mustExist(keys.operator(orgId, operatorId), error);
   },
 };

@@ -5,10 +5,11 @@ import { clock } from '../clock';
 import { uuidv7 } from '../ids';
 import type { ChatbotConfig } from '../schemas/chatbot';
 import type { Organization } from '../schemas/organization';
+import { organizationProjection } from '../schemas/projections';
 import { db, tableName } from './client';
-import { recordOf } from './item';
 import { keys } from './keys';
 import { type AuditBy, orgAudit, systemActor } from './org-audit';
+import { project } from './project';
 import { updateExisting } from './update';
 
 export type { Organization };
@@ -21,10 +22,15 @@ export interface NewOrganization {
   historyWindowDays: number | null;
 }
 
+/** The stored chatbot configuration is read through `chatbotConfigOf`, which fills what it lacks. */
+const projectOrganization = project<Omit<Organization, 'chatbot'> & { chatbot: unknown }>(
+  organizationProjection,
+);
+
 const fromItem = (item: Record<string, unknown>): Organization => {
-  const organization = recordOf<Organization>(item);
+  const organization = projectOrganization(item);
   organization.chatbot = chatbotConfigOf(item.chatbot, String(item.createdAt));
-  return organization;
+  return organization as Organization;
 };
 
 export const organizations = {

@@ -1,42 +1,13 @@
-import type { $ZodLazy, $ZodType, output } from 'zod/v4/core';
+import type { $ZodLazy, $ZodType } from 'zod/v4/core';
 import { isRecord } from '../schemas/hand-checks';
 import type { Projection, ProjectionOf, RecordProjection } from '../schemas/projections';
 
 type Projector = (value: unknown) => unknown;
-type Copier = (source: Record<string, unknown>) => Record<string, unknown>;
 
 /**
- * A copier of exactly `names`, as one object literal: V8 builds an object of a fixed shape from one
- * boilerplate, some 40 times faster than adding ~30 keys in a loop (2.2 µs per conversation, most of
- * the warm GET's own time). The source text holds only the schema's field names, quoted as JSON, and
- * is built once per schema at cold start; no request data ever reaches it. A field the source lacks
- * is copied as undefined, which JSON leaves out and the table writer drops.
- */
-function compileCopier(names: readonly string[], nested: readonly (Projector | undefined)[]): Copier {
-  const fields = names.map((name, i) => {
-    const key = JSON.stringify(name);
-    return nested[i] ? `${key}: p[${i}](s[${key}])` : `${key}: s[${key}]`;
-  });
-  const build = new Function('p', `return function copy(s) { return { ${fields.join(', ')} }; };`);
-  return build(nested) as Copier;
-}
-
-/** Copiers compiled once per shape, not per record. */
-const copiers = new WeakMap<object, Copier>();
-
-/** Copies exactly the fields a shape declares (its keys), so internal attributes never leak by accident. */
-export function pickShape<T>(shape: Record<string, unknown>, source: object): T {
-  let copy = copiers.get(shape);
-  if (!copy) {
-    copy = compileCopier(Object.keys(shape), []);
-    copiers.set(shape, copy);
-  }
-  return copy(source as Record<string, unknown>) as T;
-}
-
-/**
- * The projection a response schema describes: its declared fields only, in its order, nested
- * objects included; free-form maps (`z.record`) with their keys sorted; anything else as is.
+ * The projection a resource schema describes: its declared fields only, in its order, nested
+ * objects included; free-form maps (`z.record`) with their keys sorted; anything else as is. The
+ * tests hold every declared projection (shared/schemas/projections.ts) equal to it.
  */
 export function projectionOf(schema: $ZodType): Projection {
   const def = schema._zod.def as unknown as {
@@ -79,53 +50,65 @@ const sortedMap: Projector = (value) => {
   return sorted;
 };
 
-const compiled = new WeakMap<object, Projector>();
-
 /**
- * Copies a value as a projection describes it. DynamoDB keeps no order in a map, so a record read
- * back lists its fields as storage happens to; answers and event payloads that go through the same
- * projection read as the same document. Compiled once per projection.
+ * A copier of exactly the declared fields, in their order: a plain loop over the names, so an
+ * attribute the projection does not name (keys, index keys, claims, the service's own state) never
+ * reaches an answer. A field the source lacks is copied as undefined, which JSON leaves out.
  */
+function recordProjector(fields: RecordProjection): Projector {
+  const names = Object.keys(fields);
+  const nested = names.map((name) => {
+    const field = fields[name] as Projection;
+    return field === 'value' ? undefined : projector(field);
+  });
+  return (value) => {
+    if (typeof value !== 'object' || value === null) return value;
+    const source = value as Record<string, unknown>;
+    const copy: Record<string, unknown> = {};
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i] as string;
+      const project = nested[i];
+      copy[name] = project ? project(source[name]) : source[name];
+    }
+    return copy;
+  };
+}
+
+const built = new WeakMap<object, Projector>();
+
+/** Copies a value as a projection describes it; built once per projection. */
 export function projector(projection: Projection): Projector {
   if (projection === 'value') return asIs;
   if (projection === 'map') return sortedMap;
-  const known = compiled.get(projection);
+  const known = built.get(projection);
   if (known) return known;
   let project: Projector;
   if (Array.isArray(projection)) {
     const element = projector((projection as readonly [Projection])[0]);
     project = (value) => (Array.isArray(value) ? value.map(element) : value);
   } else {
-    const fields = projection as RecordProjection;
-    const nested = Object.values(fields).map((field) => (field === 'value' ? undefined : projector(field)));
-    const copy = compileCopier(Object.keys(fields), nested);
-    project = (value) =>
-      typeof value !== 'object' || value === null ? value : copy(value as Record<string, unknown>);
+    project = recordProjector(projection as RecordProjection);
   }
-  compiled.set(projection, project);
+  built.set(projection, project);
   return project;
 }
 
-const schemaProjectors = new WeakMap<$ZodType, Projector>();
-
-/** `projector` of a response schema's projection, for modules that load the schema anyway. */
-export function projectorOf(schema: $ZodType): Projector {
-  let project = schemaProjectors.get(schema);
-  if (!project) {
-    project = projector(projectionOf(schema));
-    schemaProjectors.set(schema, project);
-  }
-  return project;
+/**
+ * The one way a stored item becomes its resource: `project<Note>(noteProjection)(item)` copies
+ * exactly the fields the resource's projection declares, in its order, and nothing else.
+ */
+export function project<T>(projection: ProjectionOf<T>): (item: object) => T {
+  const copy = projector(projection as Projection);
+  return (item) => copy(item) as T;
 }
 
-/** A typed projector of a resource's zod-free projection: `projectAs<Note>(noteProjection)(item)`. */
-export const projectAs =
-  <T>(projection: ProjectionOf<T>) =>
-  (item: object): T =>
-    projector(projection as Projection)(item) as T;
-
-/** A typed projector: `project(schema)(item)` is the resource as the schema declares it. */
-export const project =
-  <S extends $ZodType>(schema: S) =>
-  (item: object): output<S> =>
-    projectorOf(schema)(item) as output<S>;
+/**
+ * The data layer's own view of a stored item: the resource's fields and the service's own (`also`),
+ * each copied as stored (no nested projection: the state is written back as it was read). Still an
+ * allow-list: keys, index keys and claims stay behind.
+ */
+export function projectState<T>(projection: RecordProjection, also: readonly string[]): (item: object) => T {
+  const names = [...Object.keys(projection), ...also];
+  const copy = projector(Object.fromEntries(names.map((name) => [name, 'value'])));
+  return (item) => copy(item) as T;
+}

@@ -47,3 +47,10 @@ export async function leaseFromWindow(input: {
   }
   return { granted: 0, used: input.limit };
 }
+
+/** `leaseFromWindow` on the organization's transcript e-mail window (one per organization, not per credential). */
+export function leaseTranscriptEmails(
+  input: Omit<Parameters<typeof leaseFromWindow>[0], 'credentialId'> & { orgId: string },
+): Promise<{ granted: number; used: number }> {
+  return leaseFromWindow({ ...input, credentialId: keys.transcriptEmailLimit });
+}

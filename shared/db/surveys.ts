@@ -5,7 +5,8 @@ import type { ActiveSurvey, StoredConversation } from '../conversations/state';
 import { ConflictError, NotFoundError } from '../errors';
 import { uuidv7 } from '../ids';
 import { sanitizeText } from '../sanitize/text';
-import { type Survey, survey as surveySchema } from '../schemas/survey';
+import { surveyProjection } from '../schemas/projections';
+import type { Survey } from '../schemas/survey';
 import { batchGet } from './batch';
 import { db, tableName } from './client';
 import { conversations, storedConversationOf } from './conversations';
@@ -19,7 +20,7 @@ import type { Write } from './transaction';
 
 export type { Survey };
 
-export const toSurvey: (item: object) => Survey = project(surveySchema);
+export const toSurvey: (item: object) => Survey = project<Survey>(surveyProjection);
 
 /**
  * Survey responses live in their conversation's partition (a conversation's responses are one

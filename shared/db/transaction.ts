@@ -1,7 +1,8 @@
 import { type AttributeValue, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { db } from './client';
+import { db, tableName } from './client';
+import type { Key } from './keys';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -49,7 +50,7 @@ export async function transact(writes: readonly Write[]): Promise<void> {
 }
 
 /** A condition that `key` names an existing item, failing the transaction with `error` otherwise. */
-export function mustExist(tableName: string, key: Record<string, unknown>, error: () => Error): Write {
+export function mustExist(key: Key, error: () => Error): Write {
   return {
     action: {
       ConditionCheck: { TableName: tableName, Key: key, ConditionExpression: 'attribute_exists(pk)' },

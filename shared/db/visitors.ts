@@ -6,10 +6,10 @@ import { db, tableName } from './client';
 import { credentials } from './credentials';
 import { eventWrite } from './events';
 import { keys } from './keys';
-import { projectAs } from './project';
+import { project } from './project';
 import { newStoredVisitor, profileOf, visitorItem } from './visitor-record';
 
-const toVisitor = projectAs<Visitor>(visitorProjection);
+const toVisitor = project<Visitor>(visitorProjection);
 
 export type { Visitor };
 

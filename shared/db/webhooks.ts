@@ -9,7 +9,7 @@ import { db, tableName } from './client';
 import { conditionHeld } from './errors';
 import { keys } from './keys';
 import { type AuditBy, orgAudit } from './org-audit';
-import { projectAs } from './project';
+import { project } from './project';
 import { queryPrefix } from './query';
 import { updateExisting } from './update';
 
@@ -19,7 +19,7 @@ export type { Webhook };
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
 
 /** The webhook as the API shows it (the schema's fields, by a projection without zod). */
-const toWebhook = projectAs<Webhook>(webhookProjection);
+const toWebhook = project<Webhook>(webhookProjection);
 
 export interface StoredWebhook extends Webhook {
   secretSealed: string;

@@ -6,7 +6,8 @@ import { methodsOf, type RouteIndex } from './router';
  * Gateway sends it unmatched, CORS preflights) and the OpenAPI document. Built from the route table
  * (`routeCatalog()` in functions/routes.ts). In AWS the build writes it next to the platform
  * function's bundle, so that bundle carries no other group's code: the route table pulls in every
- * group's implementation (the exports' phone-number library alone is 213 KB).
+ * group's implementation, libraries included (docs/decisions.md, "The platform function reads a
+ * route catalog").
  */
 export interface RouteCatalog {
   /** Path template → its methods, in route-table order. */

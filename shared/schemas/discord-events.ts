@@ -1,8 +1,7 @@
 /**
- * The event types a Discord channel can be notified of, without zod: the Discord delivery worker
- * checks its jobs' event against them and bundles no zod (31 KB of its minified bundle, and
- * several ms of its cold import); ./discord.ts builds its schemas from them. The worker reads
- * channels through a zod-free projection (./projections.ts).
+ * The event types a Discord channel can be notified of, without zod: the webhook fan-out, which
+ * bundles no zod (test/infra/zod-free-bundles.test.ts), routes events to channels with them;
+ * ./discord.ts builds its schemas from them.
  */
 
 /** What a Discord channel can be notified of, and the domain event each one follows. */

@@ -1,10 +1,13 @@
 import type { output } from 'zod/v4/core';
+import type { AiProvider } from './ai-provider';
 import type { Conversation, MessagePreview } from './conversation';
 import type { DiscordChannel } from './discord';
 import type { eventDataSchemas } from './event-data';
 import type { DomainEventType } from './events';
 import type { Message } from './message';
 import type { Note } from './note';
+import type { Operator, Organization } from './organization';
+import type { Survey } from './survey';
 import type { Visitor, VisitorProfile } from './visitor';
 import type { Delivery, Webhook } from './webhook';
 
@@ -36,11 +39,12 @@ type ProjectionOfValue<V> = V extends readonly (infer E)[]
 export type ProjectionOf<T> = { readonly [K in keyof T]-?: ProjectionOfValue<Present<T[K]>> };
 
 /*
- * The projections of the resources that events carry, without zod: the events function and the
- * webhook fan-out read every kind of event but validate none. Projecting through the schemas
- * loaded their modules and zod into both (about 520 schema instances built in the events
- * function's cold start, before schemas were built on first use; the fan-out is now zod-free).
- * The data layer projects these resources through the same objects everywhere.
+ * Every resource the data layer reads is turned from its stored item through one of these
+ * allow-lists (shared/db/project.ts `project`), declared without zod: authentication, the events
+ * function, the webhook fan-out and the delivery workers read these resources but validate none,
+ * and a schema module imported there would bring its schemas and zod into their bundles. The
+ * compiler holds each one to its schema's type (every field, no other); test/unit/projections.test.ts
+ * holds it to the schema itself, order and nesting included, so the document and the answer agree.
  */
 
 export const visitorProjection = {
@@ -166,11 +170,6 @@ export const eventDataProjections = {
   'visitor.erased': visitorProfileProjection,
 } as const satisfies { [Type in DomainEventType]: ProjectionOf<EventData[Type]> };
 
-/*
- * Resources the webhook and Discord delivery workers read: they answer no request and bundle no
- * zod (31 KB of their minified bundles, and several ms of their cold imports).
- */
-
 export const webhookProjection = {
   id: 'value',
   url: 'value',
@@ -203,3 +202,53 @@ export const discordChannelProjection = {
   createdAt: 'value',
   updatedAt: 'value',
 } as const satisfies ProjectionOf<DiscordChannel>;
+
+/** The organization; `chatbot` is rebuilt from the stored configuration (shared/chatbot/config.ts). */
+export const organizationProjection = {
+  id: 'value',
+  name: 'value',
+  modules: 'value',
+  locales: 'value',
+  defaultLocale: 'value',
+  historyWindowDays: 'value',
+  widgetKey: 'value',
+  chatbot: 'value',
+  createdAt: 'value',
+  updatedAt: 'value',
+} as const satisfies ProjectionOf<Omit<Organization, 'chatbot'> & { chatbot: unknown }>;
+
+export const operatorProjection = {
+  id: 'value',
+  orgId: 'value',
+  name: 'value',
+  email: 'value',
+  role: 'value',
+  createdAt: 'value',
+} as const satisfies ProjectionOf<Operator>;
+
+export const aiProviderProjection = {
+  id: 'value',
+  name: 'value',
+  kind: 'value',
+  baseUrl: 'value',
+  model: 'value',
+  enabled: 'value',
+  hasApiKey: 'value',
+  apiKeyLast4: 'value',
+  createdAt: 'value',
+  updatedAt: 'value',
+} as const satisfies ProjectionOf<AiProvider>;
+
+export const surveyProjection = {
+  id: 'value',
+  orgId: 'value',
+  conversationId: 'value',
+  visitorId: 'value',
+  operatorId: 'value',
+  score: 'value',
+  comment: 'value',
+  isActive: 'value',
+  createdAt: 'value',
+  updatedAt: 'value',
+  deactivatedAt: 'value',
+} as const satisfies ProjectionOf<Survey>;

@@ -13,17 +13,26 @@ function sourceFiles(folder: string): string[] {
   });
 }
 
-/** Relative imports of a module (static, dynamic and type-only), as repository paths. */
-function importsOf(file: string): string[] {
+/** Every module a file names (static, dynamic, type-only and bare imports, and re-exports). */
+function specifiersOf(file: string): string[] {
   const text = readFileSync(join(root, file), 'utf8');
-  const specifiers = [...text.matchAll(/(?:from\s+|import\s*\(\s*)'(\.[^']+)'/g)].map(
+  return [...text.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)['"]([^'"]+)['"]/g)].map(
     (match) => match[1] ?? '',
   );
-  return specifiers.map((specifier) => {
-    const base = join(dirname(file), specifier);
-    const candidates = [`${base}.ts`, join(base, 'index.ts'), base];
-    return relative('.', candidates.find((path) => existsSync(join(root, path))) ?? base);
-  });
+}
+
+/** A relative specifier as a repository path. */
+function resolveFrom(file: string, specifier: string): string {
+  const base = join(dirname(file), specifier);
+  const candidates = [`${base}.ts`, join(base, 'index.ts'), base];
+  return relative('.', candidates.find((path) => existsSync(join(root, path))) ?? base);
+}
+
+/** Relative imports of a module, as repository paths. */
+function importsOf(file: string): string[] {
+  return specifiersOf(file)
+    .filter((specifier) => specifier.startsWith('.'))
+    .map((specifier) => resolveFrom(file, specifier));
 }
 
 const graph = new Map(
@@ -59,6 +68,23 @@ describe('layering', () => {
     );
     expect(neutral.length).toBeGreaterThan(40);
     expect(leaks).toEqual([]);
+  });
+
+  it('leaves DynamoDB to the data layer: functions name no table, key or AWS SDK module', () => {
+    // Handlers and workers call entity modules (shared/db/<entity>.ts); the client, the key builders
+    // and the SDK stay behind them, so one module per entity reads and writes it.
+    const forbidden = (file: string, specifier: string) =>
+      specifier.startsWith('@aws-sdk/') ||
+      (specifier.startsWith('.') &&
+        ['shared/db/client.ts', 'shared/db/keys.ts'].includes(resolveFrom(file, specifier)));
+    const functions = [...graph.keys()].filter((file) => file.startsWith('functions/'));
+    const offenders = functions.flatMap((file) =>
+      specifiersOf(file)
+        .filter((specifier) => forbidden(file, specifier))
+        .map((specifier) => `${file} imports ${specifier}`),
+    );
+    expect(functions.length).toBeGreaterThan(80);
+    expect(offenders).toEqual([]);
   });
 
   it('has no import cycle', () => {

@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { toConversation } from '../../shared/db/conversations';
+import { storedConversationOf, toConversation } from '../../shared/db/conversations';
 import { toDelivery } from '../../shared/db/deliveries';
 import { discordChannels } from '../../shared/db/discord-channels';
 import { toDomainEvent } from '../../shared/db/events';
 import { toMessage } from '../../shared/db/messages';
 import { toNote } from '../../shared/db/notes';
-import { projectionOf, projector, projectorOf } from '../../shared/db/project';
+import { project, projectionOf, projector } from '../../shared/db/project';
+import { toSurvey } from '../../shared/db/surveys';
 import { webhooks } from '../../shared/db/webhooks';
+import { aiProvider } from '../../shared/schemas/ai-provider';
 import { conversation } from '../../shared/schemas/conversation';
 import { discordChannel } from '../../shared/schemas/discord';
 import { eventDataSchemas } from '../../shared/schemas/event-data';
@@ -14,25 +16,34 @@ import { domainEventTypes } from '../../shared/schemas/events';
 import { messageRecord } from '../../shared/schemas/message';
 import { built } from '../../shared/schemas/names';
 import { note } from '../../shared/schemas/note';
+import { operator, organization } from '../../shared/schemas/organization';
 import {
+  aiProviderProjection,
   conversationProjection,
   deliveryProjection,
   discordChannelProjection,
   eventDataProjections,
   messageProjection,
   noteProjection,
+  operatorProjection,
+  organizationProjection,
+  type Projection,
+  type RecordProjection,
+  surveyProjection,
+  visitorProfileProjection,
   visitorProjection,
   webhookProjection,
 } from '../../shared/schemas/projections';
-import { visitor } from '../../shared/schemas/visitor';
+import { survey } from '../../shared/schemas/survey';
+import { visitor, visitorProfile } from '../../shared/schemas/visitor';
 import { delivery, webhook } from '../../shared/schemas/webhook';
 import * as z from '../../shared/schemas/zod';
 
 /**
- * The data layer and the event readers project conversations, messages, notes and event data
- * through zod-free projections (so the events function and the webhook fan-out build none of those
- * schemas). The compiler checks their field names against the schemas' types; this checks what it
- * cannot see: the order of the fields, which is the order of every answer's, and the nesting.
+ * The data layer turns every stored item into its resource through a declared, zod-free projection
+ * (so authentication, the events function and the webhook fan-out build none of the schemas). The
+ * compiler checks their field names against the schemas' types; this checks what it cannot see:
+ * the order of the fields, which is the order of every answer's, and the nesting.
  */
 const asText = (value: unknown) => JSON.stringify(value);
 
@@ -45,9 +56,18 @@ describe('resource projections', () => {
     ['Webhook', webhookProjection, webhook],
     ['Delivery', deliveryProjection, delivery],
     ['DiscordChannel', discordChannelProjection, discordChannel],
+    ['VisitorProfile', visitorProfileProjection, visitorProfile],
+    ['Operator', operatorProjection, operator],
+    ['AiProvider', aiProviderProjection, aiProvider],
+    ['Survey', surveyProjection, survey],
   ] as const)('%s is its schema’s projection, field for field and in order', (_, projection, schema) => {
     expect(projection).toEqual(projectionOf(schema));
     expect(asText(projection)).toBe(asText(projectionOf(schema)));
+  });
+
+  it('Organization is its schema’s projection, the chatbot configuration copied whole', () => {
+    const expected = { ...(projectionOf(organization) as RecordProjection), chatbot: 'value' };
+    expect(asText(organizationProjection)).toBe(asText(expected));
   });
 
   it.each(domainEventTypes)('the data of %s is its schema’s projection', (type) => {
@@ -264,7 +284,7 @@ describe('projections of other schemas', () => {
       names: 'value',
       maybe: { b: 'value', a: 'map' },
     });
-    const projected = projectorOf(schema)({
+    const projected = projector(projectionOf(schema))({
       extra: true,
       maybe: undefined,
       names: ['y', 'x'],
@@ -283,5 +303,120 @@ describe('projections of other schemas', () => {
     const odd = { a: 1, nested: 'text', map: ['not', 'a', 'map'], list: 'none' };
     expect(project(odd)).toEqual(odd);
     expect(project(null)).toBeNull();
+  });
+});
+
+describe('internal attributes', () => {
+  /** What the table stores beside a resource's fields: keys, index keys, TTL, entity tag, claims, state. */
+  const internal = {
+    pk: 'ORG#o',
+    sk: 'X#x',
+    gsi1pk: 'g1',
+    gsi1sk: 'g1',
+    gsi2pk: 'g2',
+    gsi2sk: 'g2',
+    gsi3pk: 'g3',
+    gsi3sk: 'g3',
+    gsi4pk: 'g4',
+    gsi4sk: 'g4',
+    expiresAt: 1_767_225_600,
+    entity: 'thing',
+    firstResponseClaim: 'claimed',
+    uploadClaim: 'claimed',
+    editCount: 3,
+    rev: 7,
+    apiKeySealed: 'sealed',
+    secretSealed: 'sealed',
+  };
+
+  /** A value for every field a projection declares; every nested record carries the internals too. */
+  function filled(projection: Projection): unknown {
+    if (projection === 'value') return 'v';
+    if (projection === 'map') return { b: 1, a: 2 };
+    if (Array.isArray(projection)) return [filled((projection as readonly [Projection])[0])];
+    const fields = Object.entries(projection as RecordProjection).map(([name, field]) => [
+      name,
+      filled(field),
+    ]);
+    return { ...internal, ...Object.fromEntries(fields) };
+  }
+
+  /** Every key of a value, at any depth (free-form maps excepted: their keys are the client's). */
+  function keysOf(value: unknown, projection: Projection): string[] {
+    if (projection === 'value' || projection === 'map' || typeof value !== 'object' || value === null)
+      return [];
+    if (Array.isArray(value))
+      return value.flatMap((element) => keysOf(element, (projection as readonly [Projection])[0]));
+    const fields = projection as RecordProjection;
+    return Object.entries(value).flatMap(([name, inner]) => [
+      name,
+      ...keysOf(inner, fields[name] ?? 'value'),
+    ]);
+  }
+
+  const declared: [string, RecordProjection][] = [
+    ['Visitor', visitorProjection],
+    ['VisitorProfile', visitorProfileProjection],
+    ['Conversation', conversationProjection],
+    ['Message', messageProjection],
+    ['Note', noteProjection],
+    ['Webhook', webhookProjection],
+    ['Delivery', deliveryProjection],
+    ['DiscordChannel', discordChannelProjection],
+    ['Organization', organizationProjection],
+    ['Operator', operatorProjection],
+    ['AiProvider', aiProviderProjection],
+    ['Survey', surveyProjection],
+    ...domainEventTypes.map((type): [string, RecordProjection] => [
+      `${type} data`,
+      eventDataProjections[type],
+    ]),
+  ];
+
+  it.each(declared)('never reach a %s, at any depth', (_, projection) => {
+    const stored = filled(projection) as object;
+    const resource = project(projection as never)(stored);
+    const leaked = keysOf(resource, projection).filter((name) => Object.hasOwn(internal, name));
+    expect(leaked).toEqual([]);
+    expect(Object.keys(resource as object)).toEqual(Object.keys(projection));
+  });
+
+  it('never reach what the entity modules answer', () => {
+    const conversationItem = { ...internal, ...storedConversation };
+    const readers: [string, unknown][] = [
+      ['conversation', toConversation(conversationItem)],
+      ['message', toMessage({ ...internal, ...(filled(messageProjection) as object) })],
+      ['note', toNote({ ...internal, ...(filled(noteProjection) as object) })],
+      ['webhook', webhooks.toWebhook({ ...internal, ...(filled(webhookProjection) as object) })],
+      ['delivery', toDelivery({ ...internal, ...(filled(deliveryProjection) as object) })],
+      [
+        'channel',
+        discordChannels.toChannel({ ...internal, ...(filled(discordChannelProjection) as object) }),
+      ],
+      ['survey', toSurvey({ ...internal, ...(filled(surveyProjection) as object) })],
+      [
+        'event',
+        toDomainEvent({
+          ...internal,
+          id: 'e',
+          type: 'conversation.updated',
+          timestamp: now,
+          organizationId: 'o',
+          data: conversationItem,
+        }).data,
+      ],
+    ];
+    for (const [name, resource] of readers) {
+      const leaked = JSON.stringify(resource).match(
+        /"(pk|sk|gsi\dpk|gsi\dsk|entity|expiresAt|\w+Claim|\w+Sealed|rev|editCount)":/g,
+      );
+      expect([name, leaked]).toEqual([name, null]);
+    }
+  });
+
+  it('leave the stored state only its own fields, never keys or claims', () => {
+    const state = storedConversationOf({ ...internal, ...storedConversation });
+    expect(Object.keys(state).filter((name) => Object.hasOwn(internal, name) && name !== 'rev')).toEqual([]);
+    expect(state.rev).toBe(storedConversation.rev);
   });
 });
