@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
@@ -117,7 +118,8 @@ async function scrubConversation(orgId: string, conversationId: string, visitor:
           ? { ...current.lastMessage, content: '' }
           : current.lastMessage,
     };
-    if (JSON.stringify(next) === JSON.stringify(current)) return 0;
+    // Maps read back in any key order: compared by value.
+    if (isDeepStrictEqual(next, current)) return 0;
     const { Update } = conversationStateWrite(current, next).action;
     if (!Update) return 0;
     try {

@@ -309,5 +309,5 @@ describe('POST /api/visitors/{id}/merge', () => {
       crash.mockRestore();
       quiet.mockRestore();
     }
-  });
+  }, 120_000);
 });
