@@ -1,6 +1,6 @@
 import { authCache } from '../../shared/auth/authenticate';
 import { auditActorOf } from '../../shared/db/org-audit';
-import { visitorErasure } from '../../shared/db/visitor-erasure';
+import { visitorErasureRequest } from '../../shared/db/visitor-erasure-request';
 import { visitorMerge } from '../../shared/db/visitor-merge';
 import { etagOf } from '../../shared/http/if-match';
 import { ok, reply, route } from '../../shared/http/route';
@@ -78,7 +78,7 @@ export const eraseVisitor = route({
   errors: [404],
   examples: { response: { success: true } },
   handle: async ({ caller, params }) => {
-    await visitorErasure.begin(caller.orgId, params.id, auditActorOf(caller));
+    await visitorErasureRequest.begin(caller.orgId, params.id, auditActorOf(caller));
     authCache.forgetVisitor(caller.orgId, params.id);
     return reply(202, { success: true });
   },

@@ -25,7 +25,7 @@ export const handler = queueWorker('visitor-jobs', async (job, _record, context)
     const deadline = performance.now() + Math.max(0, context.getRemainingTimeInMillis() - SAFETY_MS);
     const progress = await visitorMerge.moveConversations(job.orgId, job.visitorId, deadline);
     if (!progress.done) await queues.send('visitor-jobs', job);
-    else if (job.after !== 'sweep')
+    else if (progress.merged && job.after !== 'sweep')
       await queues.send('visitor-jobs', { ...job, after: 'sweep' }, MERGE_SWEEP_DELAY_SECONDS);
     logger.info('visitor merge step', {
       visitorId: job.visitorId,

@@ -2,23 +2,20 @@ import { isDeepStrictEqual } from 'node:util';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
-import { NotFoundError } from '../errors';
 import { visitorProjection } from '../schemas/projections';
 import type { Visitor } from '../schemas/visitor';
 import { storage } from '../storage';
 import { batchDelete } from './batch';
 import { db, tableName } from './client';
 import { conversationStateWrite, storedConversationOf } from './conversations';
-import { eventWrite } from './events';
 import { type Key, keys } from './keys';
-import { type AuditBy, orgAudit } from './org-audit';
 import { projectAs } from './project';
 import { deleteFiles } from './purge';
 import { childrenQuery } from './query';
-import { backoff, ConcurrentChangeError, RetryBudget, transact } from './transaction';
+import { backoff } from './transaction';
 import { objectKeys, uploads } from './uploads';
-import { profileOf, type StoredVisitor } from './visitor-record';
-import { conversationCountOf, getStored, guardWrites, visitorPut } from './visitor-store';
+import { profileOf } from './visitor-record';
+import { getStored } from './visitor-store';
 
 const toVisitor = projectAs<Visitor>(visitorProjection);
 
@@ -30,26 +27,6 @@ const PARALLEL = 25;
 /** Revision slots a message can hold (the ring of shared/db/messages.ts). */
 const REVISION_SLOTS = 20;
 const WRITE_ATTEMPTS = 8;
-
-/** The visitor without personal data: what `GET` shows from the erasure on. */
-export function erased(visitor: StoredVisitor, now: string): StoredVisitor {
-  return {
-    ...visitor,
-    identifier: '',
-    fingerprint: null,
-    geoCountry: null,
-    geoCity: null,
-    metadata: {},
-    externalId: null,
-    name: null,
-    email: null,
-    phone: null,
-    erasedAt: visitor.erasedAt ?? now,
-    updatedAt: now,
-    version: visitor.version + 1,
-    rev: visitor.rev + 1,
-  };
-}
 
 async function updateEach(items: readonly Item[], update: (item: Item) => Promise<unknown>): Promise<void> {
   for (let i = 0; i < items.length; i += PARALLEL)
@@ -184,40 +161,6 @@ const NEXT = 'NEXT#';
 const UPLOADS = 'UPLOADS#';
 
 export const visitorErasure = {
-  /**
-   * Accepts the erasure, one transaction: the visitor's personal fields cleared and `erasedAt`
-   * set (so its tokens stop working and it leaves the e-mail and identifier listings), its external
-   * id released, `visitor.erased` with the anonymized visitor, and the audit entry. The rest (its
-   * messages, conversations and uploads) follows from the stream (`eraseStep`). A visitor already
-   * erased is left as it is (no second event or entry).
-   */
-  async begin(orgId: string, visitorId: string, by: AuditBy): Promise<StoredVisitor> {
-    const budget = new RetryBudget();
-    for (let attempt = 1; ; attempt++) {
-      const current = await getStored(orgId, visitorId);
-      if (!current) throw new NotFoundError('Visitor not found');
-      if (current.erasedAt !== null) return current;
-      const next = erased(current, clock.nowIso());
-      try {
-        await transact([
-          { action: visitorPut(orgId, current, next) },
-          ...guardWrites(orgId, current, next),
-          eventWrite(orgId, 'visitor.erased', profileOf(next, await conversationCountOf(orgId, visitorId))),
-          {
-            action: orgAudit.write(orgId, {
-              ...by,
-              type: 'visitor.erased',
-              target: { type: 'visitor', id: visitorId },
-            }),
-          },
-        ]);
-        return next;
-      } catch (error) {
-        if (!(error instanceof ConcurrentChangeError) || !(await budget.pause(attempt))) throw error;
-      }
-    }
-  },
-
   /**
    * One step of an erasure, from `after` (see above): a page of ≤ 100 messages of one of the
    * visitor's conversations (its visitor messages blanked), or that conversation's own item

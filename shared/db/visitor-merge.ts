@@ -164,6 +164,8 @@ export interface MoveProgress {
   moved: number;
   /** True when the source's listing had no conversation left to move. */
   done: boolean;
+  /** False when there is no merged source (missing, or not merged): nothing to look at again. */
+  merged: boolean;
 }
 
 export const visitorMerge = {
@@ -234,9 +236,9 @@ export const visitorMerge = {
    */
   async moveConversations(orgId: string, sourceId: string, deadlineMs: number): Promise<MoveProgress> {
     const source = await getStored(orgId, sourceId);
-    if (!source || source.mergedInto === null) return { moved: 0, done: true };
+    if (!source || source.mergedInto === null) return { moved: 0, done: true, merged: false };
     const target = await finalTarget(orgId, source);
-    if (!target) return { moved: 0, done: true };
+    if (!target) return { moved: 0, done: true, merged: false };
     const snapshot = toVisitor(profileOf(target, 0));
     const partition = keys.conversationListPartition.visitor(orgId, sourceId);
     let moved = 0;
@@ -259,9 +261,9 @@ export const visitorMerge = {
       );
       moved += results.filter(Boolean).length;
       startKey = LastEvaluatedKey;
-      if (startKey && performance.now() >= deadlineMs) return { moved, done: false };
+      if (startKey && performance.now() >= deadlineMs) return { moved, done: false, merged: true };
     } while (startKey);
-    return { moved, done: true };
+    return { moved, done: true, merged: true };
   },
 
   /** The target as the API shows it, its conversations counted now. */

@@ -303,7 +303,7 @@ describe('POST /api/visitors/{id}/merge', () => {
       // The last pass (and any repeated job) finds nothing to move.
       expect(
         await visitorMerge.moveConversations(tenant.orgId, source.visitor.id, performance.now() + 60_000),
-      ).toEqual({ moved: 0, done: true });
+      ).toEqual({ moved: 0, done: true, merged: true });
     } finally {
       send.mockRestore();
       crash.mockRestore();
