@@ -18,7 +18,7 @@ const row = (what: string, run: ContactJobRun, unit: string) => [
 
 export function reportContactVolume(result: ContactVolumeResult, verdicts: Verdict[]): void {
   section(
-    'Contacts: a merge of 1,000 conversations, an erasure of 10,000 messages (in-process, DynamoDB Local)',
+    '9. Contacts: a merge of 1,000 conversations, an erasure of 10,000 messages (in-process, DynamoDB Local)',
   );
   console.log(
     table(
