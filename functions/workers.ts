@@ -105,16 +105,18 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
   },
   {
     name: 'conversation-deletions',
-    description: 'hands each newly soft-deleted conversation to the purge queue',
+    description:
+      'hands each newly soft-deleted conversation to the purge queue, and each newly merged or erased visitor to the visitor-jobs queue',
+    // One reader for both hand-offs: a shard serves two readers well, and more already read it.
     source: {
       kind: 'stream',
       batchSize: 100,
-      entities: ['conversation'],
+      entities: ['conversation', 'visitor'],
       retryAttempts: 10,
       maxRecordAgeSeconds: 6 * 3600,
     },
     timeoutSeconds: 30,
-    sendsTo: ['conversation-purge'],
+    sendsTo: ['conversation-purge', 'visitor-jobs'],
   },
   {
     name: 'conversation-purge',
@@ -124,6 +126,17 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
     table: 'readWrite',
     sendsTo: ['conversation-purge'],
     // The files of the deleted messages.
+    buckets: [['uploads', 'delete']],
+  },
+  {
+    name: 'visitor-jobs',
+    description:
+      'moves a merged visitor’s conversations to its target, and erases an erased visitor’s messages, conversation texts and uploads, in resumable steps',
+    source: { kind: 'queue', queue: 'visitor-jobs', batchSize: 1, maxConcurrency: 5 },
+    timeoutSeconds: 60,
+    table: 'readWrite',
+    sendsTo: ['visitor-jobs'],
+    // The erased visitor's files.
     buckets: [['uploads', 'delete']],
   },
   {

@@ -31,6 +31,14 @@ export const queueJobs = {
     /** Where a previous step stopped: the last sort key it handled, or the prefix of the next kind. */
     after: z.optional(z.string()),
   }),
+  'visitor-jobs': z.strictObject({
+    orgId: z.uuid(),
+    visitorId: z.uuid(),
+    /** `merge`: the merged visitor's conversations move to its target; `erase`: its data is erased. */
+    kind: z.enum(['merge', 'erase']),
+    /** Erase: where a previous step stopped. Merge: `sweep` for the last pass, a little after the merge. */
+    after: z.optional(z.string()),
+  }),
   'pdf-jobs': z.strictObject({ orgId: z.uuid(), jobId: z.uuid(), conversationId: z.uuid() }),
   /** One notification for one channel; keys not declared (the message's own) are kept as they came. */
   'discord-notifications': z.looseObject({

@@ -45,6 +45,14 @@ export const queueDefinitions = [
     purpose: 'marks the messages of soft-deleted conversations deleted, resuming from its cursor',
   },
   {
+    name: 'visitor-jobs',
+    envVar: 'VISITOR_JOB_QUEUE_URL',
+    visibilityTimeoutSeconds: 120,
+    maxReceiveCount: 5,
+    purpose:
+      "moves a merged visitor's conversations to its target and erases an erased visitor's data, resuming from its cursor",
+  },
+  {
     name: 'pdf-jobs',
     envVar: 'PDF_JOB_QUEUE_URL',
     visibilityTimeoutSeconds: 300,

@@ -1,5 +1,6 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import { streamWorker } from '../../shared/batch';
+import { visitorKeyOwner } from '../../shared/db/visitor-record';
 import type { QueueJob } from '../../shared/queue-jobs';
 import { queues } from '../../shared/queues';
 
@@ -19,12 +20,33 @@ export function purgeJobOf(record: DynamoDBRecord): PurgeJob | undefined {
   return orgId && conversationId ? { orgId, conversationId } : undefined;
 }
 
+/** A visitor job: a visitor just merged (its conversations move) or just erased (its data goes). */
+export type VisitorJob = QueueJob<'visitor-jobs'>;
+
+/** The visitor job a stream record asks for: a visitor whose `mergedInto` or `erasedAt` was just set. */
+export function visitorJobOf(record: DynamoDBRecord): VisitorJob | undefined {
+  const next = record.dynamodb?.NewImage;
+  const previous = record.dynamodb?.OldImage;
+  if (record.eventName !== 'MODIFY' || next?.entity?.S !== 'visitor') return undefined;
+  // The organization is in the key (the visitor item does not repeat it).
+  const owner = visitorKeyOwner(next.pk?.S ?? '');
+  if (!owner) return undefined;
+  const { orgId, visitorId } = owner;
+  const newly = (name: string) => next[name]?.S !== undefined && previous?.[name]?.S === undefined;
+  if (newly('erasedAt')) return { orgId, visitorId, kind: 'erase' };
+  if (newly('mergedInto')) return { orgId, visitorId, kind: 'merge' };
+  return undefined;
+}
+
 /**
- * Stream consumer: each conversation that became soft-deleted gets a purge job. The deletion
- * committed before this runs, so no job is sent for a deletion that did not happen, and none is
- * lost: a failed send reports its record, and the stream delivers it again.
+ * Stream consumer: each conversation that became soft-deleted gets a purge job, each visitor that
+ * was just merged or erased a visitor job. The change committed before this runs, so no job is
+ * sent for a change that did not happen, and none is lost: a failed send reports its record, and
+ * the stream delivers it again.
  */
 export const handler = streamWorker('purge job', async (record) => {
   const job = purgeJobOf(record);
   if (job) await queues.send('conversation-purge', job);
+  const visitorJob = visitorJobOf(record);
+  if (visitorJob) await queues.send('visitor-jobs', visitorJob);
 });

@@ -268,6 +268,7 @@ export const defaultReservedConcurrency: Readonly<Record<string, number>> = {
   'webhook-delivery': 50,
   'conversation-deletions': 10,
   'conversation-purge': 5,
+  'visitor-jobs': 5,
   exports: 20,
   'pdf-transcript': 5,
   // Secrets Manager runs the steps of one rotation one after another.

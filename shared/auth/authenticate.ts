@@ -31,6 +31,15 @@ export const authCache = {
   forgetCredential(credentialId: string): void {
     cache.deleteWhere((entry) => entry.caller.credentialId === credentialId);
   },
+  /** A merged or erased visitor's tokens, in this instance (others notice within the TTL). */
+  forgetVisitor(orgId: string, visitorId: string): void {
+    cache.deleteWhere(
+      (entry) =>
+        entry.caller.orgId === orgId &&
+        entry.caller.kind === 'visitor' &&
+        entry.caller.visitorId === visitorId,
+    );
+  },
   forgetOrganization(orgId: string): void {
     cache.deleteWhere((entry) => entry.organization.id === orgId);
   },
@@ -164,6 +173,9 @@ async function resolveStored(
     };
   }
   if (credential.kind === 'visitorToken' && credential.visitorId) {
+    // A merged or erased visitor's tokens are revoked by that change: no token item to find and mark.
+    if (!(await credentials.visitorActive(parsed.orgId, credential.visitorId)))
+      throw new UnauthorizedError('This credential has been revoked');
     return {
       caller: { kind: 'visitor', ...base, visitorId: credential.visitorId },
       organization,

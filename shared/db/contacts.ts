@@ -14,51 +14,22 @@ import { decodeCursor, encodeCursor } from './cursor';
 import { eventWrite } from './events';
 import { keys } from './keys';
 import { syncPage } from './sync';
-import { backoff, RetryBudget, type TransactItem, type Write } from './transaction';
+import { backoff, RetryBudget, type Write } from './transaction';
 import {
   newStoredVisitor,
   PROFILE_FIELDS,
   profileOf,
   type StoredVisitor,
   storedVisitorOf,
-  visitorItem,
 } from './visitor-record';
+import { conversationCountOf, getStored, guardWrites, visitorPut } from './visitor-store';
 
 /** Rounds of an upsert that keeps meeting a creation racing it (each then reads the winner). */
 const MAX_UPSERT_ROUNDS = 10;
 
-/** The visitor's live conversations: its gsi4 entries (removed by a soft delete), counted. */
-export async function conversationCountOf(orgId: string, visitorId: string): Promise<number> {
-  const partition = keys.conversationListPartition.visitor(orgId, visitorId);
-  let count = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: partition.index,
-        KeyConditionExpression: 'gsi4pk = :pk',
-        ExpressionAttributeValues: { ':pk': partition.pk },
-        Select: 'COUNT',
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    count += page.Count ?? 0;
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return count;
-}
-
 export async function profilesOf(orgId: string, stored: readonly StoredVisitor[]): Promise<VisitorProfile[]> {
   const counts = await Promise.all(stored.map((visitor) => conversationCountOf(orgId, visitor.id)));
   return stored.map((visitor, i) => profileOf(visitor, counts[i] ?? 0));
-}
-
-async function getStored(orgId: string, visitorId: string): Promise<StoredVisitor | undefined> {
-  const { Item } = await db.send(
-    new GetCommand({ TableName: tableName, Key: keys.visitor(orgId, visitorId), ConsistentRead: true }),
-  );
-  return Item ? storedVisitorOf(Item) : undefined;
 }
 
 function mergeMetadata(current: Record<string, unknown>, patch: Record<string, unknown>) {
@@ -93,59 +64,6 @@ function applied(current: StoredVisitor, changes: VisitorChanges): StoredVisitor
   );
   if (same) return undefined;
   return { ...next, updatedAt: clock.nowIso(), version: current.version + 1, rev: current.rev + 1 };
-}
-
-const takenExternalId = () =>
-  new ConflictError('Another visitor has this externalId', { field: 'externalId' });
-
-/** The external-id guard changes a write makes: claim the new one, release the old one. */
-function guardWrites(orgId: string, before: StoredVisitor | undefined, after: StoredVisitor): Write[] {
-  const writes: Write[] = [];
-  if (before?.externalId === after.externalId) return writes;
-  if (after.externalId !== null) {
-    writes.push({
-      action: {
-        Put: {
-          TableName: tableName,
-          Item: {
-            ...keys.visitorExternalId(orgId, after.externalId),
-            entity: 'visitorExternalId',
-            visitorId: after.id,
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
-      onConditionFailed: takenExternalId,
-    });
-  }
-  if (before?.externalId) {
-    writes.push({
-      action: {
-        Delete: {
-          TableName: tableName,
-          Key: keys.visitorExternalId(orgId, before.externalId),
-          ConditionExpression: 'visitorId = :me',
-          ExpressionAttributeValues: { ':me': after.id },
-        },
-      },
-    });
-  }
-  return writes;
-}
-
-/** The visitor's Put on the `rev` it was read at (absent: a new visitor). */
-function visitorPut(orgId: string, before: StoredVisitor | undefined, after: StoredVisitor): TransactItem {
-  return {
-    Put: {
-      TableName: tableName,
-      Item: visitorItem(orgId, after),
-      ...(before === undefined
-        ? { ConditionExpression: 'attribute_not_exists(pk)' }
-        : before.rev === 0
-          ? { ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(rev)' }
-          : { ConditionExpression: 'rev = :rev', ExpressionAttributeValues: { ':rev': before.rev } }),
-    },
-  };
 }
 
 class LostRace extends Error {}

@@ -239,6 +239,23 @@ export const credentials = {
     }
   },
 
+  /**
+   * Whether a visitor token's visitor may still act: not merged into another, not erased (their
+   * tokens stop working with the change), and still there. Read after the token, on a cache miss.
+   */
+  async visitorActive(orgId: string, visitorId: string): Promise<boolean> {
+    const { Item } = await db.send(
+      new GetCommand({
+        TableName: tableName,
+        Key: keys.visitor(orgId, visitorId),
+        // Strongly consistent: a token must stop working as soon as the merge or erasure answered.
+        ConsistentRead: true,
+        ProjectionExpression: 'mergedInto, erasedAt',
+      }),
+    );
+    return Item !== undefined && !Item.mergedInto && !Item.erasedAt;
+  },
+
   /** The visitor token item, for writing in the same transaction as the visitor it belongs to. */
   visitorTokenItem(orgId: string, visitorId: string, ttlHours: number) {
     const minted = mintOrgToken('visitorToken', orgId);

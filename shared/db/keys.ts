@@ -84,6 +84,16 @@ export const keys = {
     identifier: (orgId: string, identifier: string) =>
       ({ index: 'gsi4', pk: `${org(orgId)}#VISITORS#IDENTIFIER#${identifier}` }) as const,
   },
+  /**
+   * A visitor's uploads (gsi1, keys only; sparse: uploads of operators and keys have none): what an
+   * erasure deletes besides the attachments of the visitor's messages.
+   */
+  visitorUploads: (orgId: string, visitorId: string, uploadId: string) => ({
+    gsi1pk: `${org(orgId)}#UPLOADS#VISITOR#${visitorId}`,
+    gsi1sk: uploadId,
+  }),
+  visitorUploadsPartition: (orgId: string, visitorId: string) =>
+    ({ index: 'gsi1', pk: `${org(orgId)}#UPLOADS#VISITOR#${visitorId}` }) as const,
   visitorToken: (orgId: string, tokenId: string): Key => ({
     pk: `${org(orgId)}#VTOKEN#${tokenId}`,
     sk: 'VTOKEN',
@@ -125,6 +135,11 @@ export const keys = {
     return match?.[1] && match[2] ? { orgId: match[1], conversationId: match[2] } : undefined;
   },
   /** The organization an organization item's key names. */
+  /** The organization and visitor a visitor item's `pk` names; undefined for any other key. */
+  parseVisitorPartition: (pk: string): { orgId: string; visitorId: string } | undefined => {
+    const match = /^ORG#([^#]+)#VISITOR#([^#]+)$/.exec(pk);
+    return match?.[1] && match[2] ? { orgId: match[1], visitorId: match[2] } : undefined;
+  },
   parseOrganization: (pk: string): string | undefined => /^ORG#([^#]+)$/.exec(pk)?.[1],
   /** A conversation's audit trail, by category, time-ordered (assignment history is one Query). */
   conversationAudit: (

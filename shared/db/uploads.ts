@@ -118,6 +118,8 @@ export const uploads = {
           entity: 'upload',
           // Not attached: no conversationId or messageId at all (what the claim's condition reads).
           ...withoutAttachment(upload),
+          // A visitor's uploads are listed for its erasure.
+          ...(caller.kind === 'visitor' ? keys.visitorUploads(caller.orgId, caller.visitorId, id) : {}),
           // TTL: DynamoDB deletes it within days; reads treat it as gone from the hour on, and
           // `complete` holds only before `pendingUntil`.
           expiresAt: ttlSeconds(now + PENDING_TTL_MS),

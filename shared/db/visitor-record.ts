@@ -80,3 +80,6 @@ export function profileOf(visitor: StoredVisitor, conversationCount: number): Vi
   profile.conversationCount = conversationCount;
   return profile as VisitorProfile;
 }
+
+/** The organization and visitor a visitor item's `pk` names (stream records); undefined for another key. */
+export const visitorKeyOwner = (pk: string) => keys.parseVisitorPartition(pk);

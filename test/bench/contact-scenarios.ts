@@ -28,6 +28,37 @@ export async function contactScenarios(context: Omit<FixtureContext, 'conversati
   );
   const visitorId = stringAt(fixture, 'id');
   let sequence = 0;
+  /** A fresh visitor (unmeasured: written while the attempt is prepared). */
+  const freshVisitor = async () =>
+    stringAt(
+      await request(
+        {
+          method: 'PUT',
+          path: `/api/visitors/by-external-id/bench-${crypto.randomUUID()}`,
+          token: apiKey,
+          body: { name: 'Fresh', metadata: { plan: 'free' } },
+        },
+        201,
+        'upsert a fresh visitor',
+      ),
+      'id',
+    );
+  /** A source with two conversations to move into a target: a merge of a visitor's usual few. */
+  const mergePair = async () => {
+    const [target, source] = await Promise.all([freshVisitor(), freshVisitor()]);
+    for (let i = 0; i < 2; i++)
+      await request(
+        {
+          method: 'POST',
+          path: '/api/conversations',
+          token: apiKey,
+          body: { visitorId: source, message: `Conversation ${i}` },
+        },
+        201,
+        'a conversation of the merge source',
+      );
+    return { target, source };
+  };
   const since = new Date(context.nowMs() - 3_600_000).toISOString();
   return [
     {
@@ -86,6 +117,30 @@ export async function contactScenarios(context: Omit<FixtureContext, 'conversati
         token: apiKey,
         body: { name: `Bench ${++sequence}` },
       }),
+    },
+    {
+      route: 'POST /api/visitors/{id}/merge',
+      caller: 'apiKey',
+      expectedStatus: 200,
+      // Both visitors, the event and the audit entry in one transaction; then the moves (a
+      // conversation each: read, Update).
+      target: 'bulk',
+      call: async () => {
+        const { target, source } = await mergePair();
+        return {
+          method: 'POST',
+          path: `/api/visitors/${target}/merge`,
+          token: apiKey,
+          body: { sourceVisitorId: source },
+        };
+      },
+    },
+    {
+      route: 'DELETE /api/visitors/{id}',
+      caller: 'apiKey',
+      expectedStatus: 202,
+      target: 'transaction',
+      call: async () => ({ method: 'DELETE', path: `/api/visitors/${await freshVisitor()}`, token: apiKey }),
     },
     {
       route: 'PUT /api/visitors/by-external-id/{externalId}',

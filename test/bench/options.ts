@@ -84,6 +84,8 @@ export interface BenchArgs {
   exportVolumes: number[];
   /** Messages of phase 8's search tenant (a tenth as many conversations); 0: phase skipped. */
   searchMessages: number;
+  /** Phase 9: a merge of 1,000 conversations and an erasure of 10,000 messages (issue 27). */
+  contactVolume: boolean;
 }
 
 export const BENCH_USAGE = `Usage: npm run bench -- [options]
@@ -101,10 +103,17 @@ Options:
                               (default 20000, 1–2 minutes; the issue's reference is 1000000:
                               or standalone, npx tsx test/bench/search-main.ts --messages=1000000 --report)
   --no-search                 skip phase 8 (search: index lag, query latency, write cost, rebuild)
+  --no-contact-volume         skip phase 9 (a visitor merge of 1,000 conversations and an erasure
+                              of 10,000 messages, in-process; ~1–2 minutes)
   --help                      this text`;
 
 export function parseBenchArgs(argv: readonly string[]): BenchArgs | { error: string } {
-  const args: BenchArgs = { help: false, exportVolumes: [100_000], searchMessages: 20_000 };
+  const args: BenchArgs = {
+    help: false,
+    exportVolumes: [100_000],
+    searchMessages: 20_000,
+    contactVolume: true,
+  };
   for (const arg of argv) {
     if (arg === '--help' || arg === '-h') args.help = true;
     else if (arg === '--no-export-volume') args.exportVolumes = [];
@@ -118,6 +127,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs | { error: st
         return { error: `${arg}: message counts are whole numbers from 10000 to 10000000` };
       args.exportVolumes = [...new Set([100_000, ...sizes])].sort((a, b) => a - b);
     } else if (arg === '--no-search') args.searchMessages = 0;
+    else if (arg === '--no-contact-volume') args.contactVolume = false;
     else if (arg.startsWith('--search-volume=')) {
       const size = Number(arg.slice('--search-volume='.length).replaceAll('_', '').trim());
       if (!Number.isInteger(size) || size < 1_000 || size > 10_000_000)

@@ -354,3 +354,27 @@ export interface SearchResult {
   /** Load averages (1, 5, 15 min) at the start of each step. */
   load: { start: string; lag: string; queries: string; rebuild: string; end: string };
 }
+
+/** One background job of issue 27 measured in-process (data layer against DynamoDB Local). */
+export interface ContactJobRun {
+  /** Conversations moved (merge) or messages blanked (erasure). */
+  items: number;
+  /** The request's own transaction (mark the source / accept the erasure). */
+  beginMs: number;
+  /** Everything, from the request's transaction to the last batch. */
+  wallMs: number;
+  /** DynamoDB requests sent (each is one round trip; the SDK's retries are counted apart). */
+  roundTrips: number;
+  attempts: number;
+  writeUnits: number;
+  readUnits: number;
+  /** Steps (erasure) or pages (merge) the job took: each bounded, each resumable. */
+  steps: number;
+}
+
+export interface ContactVolumeResult {
+  merge: ContactJobRun;
+  erasure: ContactJobRun;
+  /** Seeding, for context (not measured). */
+  seedMs: number;
+}

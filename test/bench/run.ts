@@ -16,9 +16,11 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BASELINE, type Bundle, buildBundles } from './bundles';
 import { type ImportTiming, timeColdImports } from './cold-import';
+import { reportContactVolume } from './contact-volume-report';
 import { reportExportVolume } from './export-volume-report';
 import { BENCH_USAGE, benchCacheRoot, cdkOptionsDrift, parseBenchArgs, projectRoot } from './options';
 import {
+  type ContactVolumeResult,
   type ContentionResult,
   type ExportVolumeResult,
   type MsDistribution,
@@ -304,6 +306,22 @@ if (args.searchMessages > 0) {
   } catch (error) {
     searchError = message(error);
     progress(`${MISS} search failed: ${searchError}`);
+  }
+}
+
+// ── Phase 9: contacts volume ─────────────────────────────────────────────────────────────────────
+
+let contactVolume: ContactVolumeResult | undefined;
+let contactVolumeError: string | undefined;
+if (args.contactVolume) {
+  progress(
+    'contacts: a visitor merge of 1,000 conversations and an erasure of 10,000 messages, in-process against DynamoDB Local (child process)…',
+  );
+  try {
+    contactVolume = await runChild<ContactVolumeResult>('test/bench/contact-volume-main.ts', [], 600_000);
+  } catch (error) {
+    contactVolumeError = message(error);
+    progress(`${MISS} contacts volume failed: ${contactVolumeError}`);
   }
 }
 
@@ -724,6 +742,13 @@ else if (args.searchMessages > 0) {
   section('8. Search');
   console.log(`  ${MISS} not measured: ${searchError}`);
   verdicts.push({ what: 'search', ok: false, detail: searchError ?? 'failed' });
+}
+
+if (contactVolume) reportContactVolume(contactVolume, verdicts);
+else if (args.contactVolume) {
+  section('9. Contacts volume');
+  console.log(`  ${MISS} not measured: ${contactVolumeError}`);
+  verdicts.push({ what: 'contacts volume', ok: false, detail: contactVolumeError ?? 'failed' });
 }
 
 section('Summary');

@@ -50,6 +50,8 @@ const expected: Record<string, Expected> = {
   'events/websocket/realtime-connect-without-token.json': { status: 401 },
   'events/sqs/webhook-delivery.json': { failures: 0 },
   'events/sqs/conversation-purge.json': { failures: 0 },
+  // A visitor no one merged (its id is fresh): nothing to move.
+  'events/sqs/visitor-jobs.json': { failures: 0 },
   'events/sqs/malware-scan-result.json': { failures: 0 },
   'events/dynamodb/search-index.json': { failures: 0 },
   // A job no one queued (its id is fresh): the worker leaves it be, as it does a finished one.

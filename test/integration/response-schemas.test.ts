@@ -174,6 +174,12 @@ beforeAll(async () => {
   });
   // The upsert's documented success is the update (200): the contact exists already.
   await call('PUT', '/api/visitors/by-external-id/crm-4711', { token: tenant.apiKey, body: {} });
+  // A merge and an erasure each take visitors of their own.
+  const [mergeTarget, mergeSource, erased] = await Promise.all([
+    createVisitor(tenant.widgetKey),
+    createVisitor(tenant.widgetKey),
+    createVisitor(tenant.widgetKey),
+  ]);
   samples = new Map<string, Sample>([
     ['GET /api/health', { path: '/api/health' }],
     [
@@ -235,6 +241,15 @@ beforeAll(async () => {
       'PATCH /api/visitors/{id}',
       { token: tenant.apiKey, path: `/api/visitors/${visitor.visitor.id}`, body: { name: 'Ada Lovelace' } },
     ],
+    [
+      'POST /api/visitors/{id}/merge',
+      {
+        token: tenant.apiKey,
+        path: `/api/visitors/${mergeTarget.visitor.id}/merge`,
+        body: { sourceVisitorId: mergeSource.visitor.id },
+      },
+    ],
+    ['DELETE /api/visitors/{id}', { token: tenant.apiKey, path: `/api/visitors/${erased.visitor.id}` }],
     [
       'PUT /api/visitors/by-external-id/{externalId}',
       { token: tenant.apiKey, path: '/api/visitors/by-external-id/crm-4711', body: { name: 'Grace Hopper' } },

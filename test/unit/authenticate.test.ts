@@ -79,9 +79,31 @@ describe('authenticate', () => {
       expiresAt: Math.floor(clock.nowMs() / 1000) + 3_600,
     };
     ddb.on(BatchGetCommand).callsFake(batchGetFrom([item, organizationItem(orgId)]));
+    ddb.on(GetCommand).resolves({ Item: { mergedInto: null, erasedAt: null } });
     const { caller, organization } = await authenticate(bearer(minted.token), ['visitor']);
     expect(caller).toMatchObject({ kind: 'visitor', orgId, visitorId });
     expect(organization?.id).toBe(orgId);
+  });
+
+  it.each([
+    ['merged', { mergedInto: uuidv7(), erasedAt: null }],
+    ['erased', { mergedInto: null, erasedAt: '2026-11-21T12:00:00.000Z' }],
+    ['gone', undefined],
+  ])('refuses the token of a visitor %s (401)', async (_state, visitor) => {
+    const orgId = uuidv7();
+    const minted = mintOrgToken('visitorToken', orgId);
+    const item = {
+      ...keys.visitorToken(orgId, minted.credentialId),
+      kind: 'visitorToken',
+      id: minted.credentialId,
+      orgId,
+      hash: minted.hash,
+      visitorId: uuidv7(),
+      expiresAt: Math.floor(clock.nowMs() / 1000) + 3_600,
+    };
+    ddb.on(BatchGetCommand).callsFake(batchGetFrom([item, organizationItem(orgId)]));
+    ddb.on(GetCommand).resolves({ Item: visitor });
+    await expect(authenticate(bearer(minted.token), ['visitor'])).rejects.toBeInstanceOf(UnauthorizedError);
   });
 
   it('refuses a token whose id exists but whose secret differs', async () => {

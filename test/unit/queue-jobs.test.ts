@@ -36,6 +36,10 @@ const cases: Record<QueueName, { valid: unknown; invalid: unknown }> = {
     valid: { orgId: ORG, conversationId: ID, after: 'MSG#0190' },
     invalid: { orgId: ORG, conversationId: 'not-a-uuid' },
   },
+  'visitor-jobs': {
+    valid: { orgId: ORG, visitorId: ID, kind: 'erase', after: `CONV#${ID}#MSG#0190` },
+    invalid: { orgId: ORG, visitorId: ID, kind: 'delete' },
+  },
   'pdf-jobs': {
     valid: { orgId: ORG, jobId: ID, conversationId: ID },
     invalid: { orgId: ORG, jobId: ID },

@@ -1855,7 +1855,17 @@ export interface paths {
         get: operations["getVisitor"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Erase a visitor’s personal data (GDPR)
+         * @description Admin access. Accepts the erasure (202 `{ success: true }`) and commits at once: the visitor’s `identifier` becomes `""`, `name`, `email`, `phone`, `externalId`, `fingerprint`, `geoCountry` and `geoCity` null, `metadata` `{}`, `erasedAt` is set, its visitor tokens stop working (401), event `visitor.erased` (data: the anonymized visitor) and the audit entry `visitor.erased`.
+         *
+         *     Within 60 seconds (in resumable steps, after a failure too) the rest follows: the `content` of every message the visitor sent, in all their conversations, becomes `""` (with its edit history and attachments), their uploads are deleted (404 from then on), their conversations show the anonymized visitor, an empty `title` and no visitor text in `lastMessage`, and search no longer finds their text. The conversations, their messages (as blank entries) and the counts stay.
+         *
+         *     Erasing an erased visitor again is 202 and changes nothing.
+         *
+         *     Callers: apiKey, operator. Scope: `visitors:write` and an admin session (API keys need only the scope).
+         */
+        delete: operations["eraseVisitor"];
         options?: never;
         head?: never;
         /**
@@ -1865,6 +1875,32 @@ export interface paths {
          *     Callers: apiKey, operator. Scope: `visitors:write`.
          */
         patch: operations["updateVisitor"];
+        trace?: never;
+    };
+    "/api/visitors/{id}/merge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merge another visitor into this one
+         * @description Merges the visitor `sourceVisitorId` into this one (the target). In one commit: the target’s `metadata` takes the source’s keys it lacks (the target’s keys win), `totalSessions` add up, `firstSeenAt`/`lastSeenAt` span both, and `name`, `email`, `phone` and `externalId` the target lacks are taken from the source; the source gets `mergedInto` = the target’s id, leaves the listing (not the `updatedSince` sync) and its visitor tokens stop working (401). Event `visitor.merged` (data: the target) and the audit entry `visitor.merged` commit with it.
+         *
+         *     Then the source’s conversations move to the target: their `visitorId` (and embedded `visitor`) change, nothing else (their `updatedAt` moves, so an incremental sync sees them; `version` stays). They move in bounded batches, each conversation on its own, resumable after any failure. **The 200 waits for the move** when it completes within about 5 seconds (a visitor’s usual few hundred conversations), and its `conversationCount` counts them; a larger move continues in the background and completes shortly after (the target’s `conversationCount` and `GET /api/conversations?visitorId=` show the progress), with a last pass about 10 seconds later for a conversation started for the source meanwhile.
+         *
+         *     The target itself as source (`same_visitor`), a source already merged or a target merged into another (`already_merged`), or an erased visitor on either side (`visitor_erased`) is 409; a source of another organization or none is 422 on `sourceVisitorId`.
+         *
+         *     Callers: apiKey, operator. Scope: `visitors:write`.
+         */
+        post: operations["mergeVisitor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
 }
@@ -3468,6 +3504,10 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        MergeVisitorRequest: {
+            /** Format: uuid */
+            sourceVisitorId: string;
+        };
         ConversationCreatedEvent: components["schemas"]["Event"] & {
             /** @enum {string} */
             type?: "conversation.created";
@@ -3674,7 +3714,7 @@ export interface components {
                      * @description What the request conflicts with
                      * @enum {string}
                      */
-                    reason?: "idempotency_key_reused" | "idempotency_in_progress" | "edit_window_expired" | "name_taken" | "key_taken" | "slug_taken" | "custom_field_budget_exceeded" | "knowledge_base_budget_exceeded" | "collection_not_empty" | "already_member" | "team_has_open_conversations" | "channel_exists" | "channel_limit_reached" | "not_failed" | "not_uploaded";
+                    reason?: "idempotency_key_reused" | "idempotency_in_progress" | "edit_window_expired" | "name_taken" | "key_taken" | "slug_taken" | "custom_field_budget_exceeded" | "knowledge_base_budget_exceeded" | "collection_not_empty" | "already_member" | "team_has_open_conversations" | "channel_exists" | "channel_limit_reached" | "not_failed" | "not_uploaded" | "already_merged" | "same_visitor" | "visitor_erased";
                     /** @description The input that names what already exists (`email`, `channelId`) */
                     field?: string;
                     /**
@@ -11839,6 +11879,52 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    eraseVisitor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your own correlation id (8–128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Erasure accepted */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true
+                     *     }
+                     */
+                    "application/json": {
+                        success: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestLimited"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["IntegrationModuleRequiredLimited"];
+            403: components["responses"]["ForbiddenLimited"];
+            404: components["responses"]["NotFoundLimited"];
+            422: components["responses"]["ValidationErrorLimited"];
+            429: components["responses"]["RateLimitedLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     updateVisitor: {
         parameters: {
             query?: never;
@@ -11914,6 +12000,85 @@ export interface operations {
             404: components["responses"]["NotFoundLimited"];
             409: components["responses"]["ConflictLimited"];
             412: components["responses"]["PreconditionFailedLimited"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationErrorLimited"];
+            429: components["responses"]["RateLimitedLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    mergeVisitor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a POST safe to retry: the same key with the same body within 24 h replays the first response (with `Idempotent-Replayed: true`); with another body it is 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Your own correlation id (8–128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "sourceVisitorId": "019a7c1e-6d40-7a12-8b3c-4e5f6a7b8c02"
+                 *     }
+                 */
+                "application/json": components["schemas"]["MergeVisitorRequest"];
+            };
+        };
+        responses: {
+            /** @description The target after the merge */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019a7c1e-6d40-7a12-8b3c-4e5f6a7b8c02",
+                     *       "identifier": "ada@example.com",
+                     *       "fingerprint": null,
+                     *       "geoCountry": "GB",
+                     *       "geoCity": "London",
+                     *       "totalSessions": 5,
+                     *       "firstSeenAt": "2026-11-20T09:12:44.120Z",
+                     *       "lastSeenAt": "2026-11-21T10:00:00.000Z",
+                     *       "metadata": {
+                     *         "plan": "pro"
+                     *       },
+                     *       "externalId": "crm-4711",
+                     *       "name": "Ada Lovelace",
+                     *       "email": "ada@example.com",
+                     *       "phone": "+442071234567",
+                     *       "conversationCount": 2,
+                     *       "updatedAt": "2026-11-21T10:05:00.000Z",
+                     *       "version": 3,
+                     *       "mergedInto": null,
+                     *       "erasedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["VisitorProfile"];
+                };
+            };
+            400: components["responses"]["BadRequestLimited"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["IntegrationModuleRequiredLimited"];
+            403: components["responses"]["ForbiddenLimited"];
+            404: components["responses"]["NotFoundLimited"];
+            409: components["responses"]["ConflictLimited"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationErrorLimited"];

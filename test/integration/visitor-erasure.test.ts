@@ -1,0 +1,379 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import {
+  DeleteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { SQSRecord } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { lambdaContext } from '../../infra/local/lambda-event';
+import { keys } from '../../shared/db/keys';
+import { call, createTenant, createVisitor, type Tenant } from '../helpers/api';
+import { eventually } from '../helpers/eventually';
+import { useInProcessStack } from '../helpers/in-process-stack';
+
+/**
+ * DELETE /api/visitors/{id}: the erasure (GDPR). The profile is cleared at once; the stream hands
+ * the rest to the visitor-jobs worker: message texts blanked, uploads deleted, conversations
+ * anonymized, resumable after a crash.
+ */
+useInProcessStack();
+
+interface Profile {
+  id: string;
+  identifier: string;
+  fingerprint: string | null;
+  geoCountry: string | null;
+  geoCity: string | null;
+  name: string | null;
+  email: string | null;
+  phone: string | null;
+  externalId: string | null;
+  metadata: Record<string, unknown>;
+  conversationCount: number;
+  erasedAt: string | null;
+  version: number;
+}
+interface Message {
+  id: string;
+  senderType: string;
+  content: string;
+  attachments?: { id: string }[];
+}
+interface Page<T> {
+  data: T[];
+  nextCursor: string | null;
+}
+interface Upload {
+  id: string;
+  uploadUrl: string;
+  uploadMethod: string;
+  uploadHeaders: Record<string, string>;
+}
+
+const BUCKET = 'conversation-service-local-uploads';
+
+let tenant: Tenant;
+let other: Tenant;
+let client: DynamoDBDocumentClient;
+let s3: S3Client;
+
+beforeAll(async () => {
+  [tenant, other] = await Promise.all([createTenant(), createTenant()]);
+  client = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: inject('endpoints').dynamodb }));
+  s3 = new S3Client({
+    endpoint: inject('endpoints').s3 ?? '',
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+});
+
+afterAll(() => {
+  client.destroy();
+  s3.destroy();
+});
+
+/** A ready upload of a small PNG, made by `token`. */
+async function readyUpload(token: string): Promise<string> {
+  const bytes = Buffer.alloc(256, 7);
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]).copy(
+    bytes,
+  );
+  const created = await call<Upload>('POST', '/api/uploads', {
+    token,
+    body: { filename: 'passport.png', contentType: 'image/png', size: bytes.length },
+  });
+  expect(created.status, created.text).toBe(201);
+  const put = await fetch(created.body.uploadUrl, {
+    method: created.body.uploadMethod,
+    headers: created.body.uploadHeaders,
+    body: bytes,
+  });
+  expect(put.status).toBe(200);
+  expect((await call('POST', `/api/uploads/${created.body.id}/complete`, { token })).status).toBe(200);
+  return created.body.id;
+}
+
+async function storedFor(uploadId: string): Promise<string[]> {
+  const { Contents = [] } = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET }));
+  return Contents.map((object) => object.Key ?? '').filter((key) => key.endsWith(uploadId));
+}
+
+/** Every message of the conversation, page by page. */
+async function messagesOf(conversationId: string): Promise<Message[]> {
+  const messages: Message[] = [];
+  let cursor: string | null = null;
+  do {
+    const query: string = `limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    const page = await call<Page<Message>>('GET', `/api/conversations/${conversationId}/messages?${query}`, {
+      token: tenant.apiKey,
+    });
+    expect(page.status, page.text).toBe(200);
+    messages.push(...page.body.data);
+    cursor = page.body.nextCursor;
+  } while (cursor);
+  return messages;
+}
+
+describe('DELETE /api/visitors/{id}', () => {
+  it('clears the profile at once, then blanks their messages and deletes their uploads', async () => {
+    const marker = `secret-${crypto.randomUUID()}`;
+    const visitor = await createVisitor(tenant.widgetKey, {
+      identifier: `${marker}@example.com`,
+      fingerprint: 'fp-123',
+      metadata: { address: marker },
+    });
+    const id = visitor.visitor.id;
+    const patched = await call('PATCH', `/api/visitors/${id}`, {
+      token: tenant.apiKey,
+      body: { name: 'Ada', email: 'ada@example.com', phone: '+14155550123', externalId: `crm-${id}` },
+    });
+    expect(patched.status, patched.text).toBe(200);
+    const conversation = await call<{ id: string }>('POST', '/api/conversations', {
+      token: visitor.token,
+      body: { message: `my card is ${marker}` },
+    });
+    expect(conversation.status, conversation.text).toBe(201);
+    const conversationId = conversation.body.id;
+    const attached = await readyUpload(visitor.token);
+    const loose = await readyUpload(visitor.token);
+    expect(
+      (
+        await call('POST', `/api/conversations/${conversationId}/messages`, {
+          token: visitor.token,
+          body: { content: `see ${marker}`, attachmentIds: [attached] },
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await call('POST', `/api/conversations/${conversationId}/messages`, {
+          token: tenant.apiKey,
+          body: { content: 'Thanks, we will look', operatorId: tenant.operatorId },
+        })
+      ).status,
+    ).toBe(201);
+    expect(await storedFor(attached)).toHaveLength(1);
+
+    // Admin access only: a plain operator is refused.
+    expect((await call('DELETE', `/api/visitors/${id}`, { token: tenant.operatorSession })).status).toBe(403);
+    const accepted = await call('DELETE', `/api/visitors/${id}`, { token: tenant.adminSession });
+    expect(accepted.status, accepted.text).toBe(202);
+    expect(accepted.body).toEqual({ success: true });
+
+    // At once: the profile, the tokens.
+    const got = await call<Profile>('GET', `/api/visitors/${id}`, { token: tenant.apiKey });
+    expect(got.body).toMatchObject({
+      identifier: '',
+      fingerprint: null,
+      geoCountry: null,
+      geoCity: null,
+      name: null,
+      email: null,
+      phone: null,
+      externalId: null,
+      metadata: {},
+      erasedAt: expect.any(String),
+      conversationCount: 1,
+    });
+    expect((await call('GET', `/api/conversations/${conversationId}`, { token: visitor.token })).status).toBe(
+      401,
+    );
+    const byEmail = await call<Page<Profile>>('GET', '/api/visitors?email=ada@example.com', {
+      token: tenant.apiKey,
+    });
+    expect(byEmail.body.data.map((found) => found.id)).not.toContain(id);
+
+    // Within 60 s (here: seconds): their messages blank, the operator's kept, uploads gone.
+    const messages = await eventually(
+      () => messagesOf(conversationId),
+      (page) =>
+        page.filter((message) => message.senderType === 'visitor').every((message) => message.content === ''),
+      { timeoutMs: 30_000 },
+    );
+    expect(messages).toHaveLength(3);
+    expect(messages.filter((message) => message.senderType === 'visitor').map((m) => m.content)).toEqual([
+      '',
+      '',
+    ]);
+    expect(messages.find((message) => message.senderType === 'operator')?.content).toBe(
+      'Thanks, we will look',
+    );
+    await eventually(
+      async () => [...(await storedFor(attached)), ...(await storedFor(loose))],
+      (objects) => objects.length === 0,
+      { timeoutMs: 30_000 },
+    );
+    for (const upload of [attached, loose])
+      expect((await call('GET', `/api/uploads/${upload}`, { token: tenant.apiKey })).status).toBe(404);
+    // The conversation stays, anonymized.
+    const kept = await eventually(
+      () =>
+        call<{ title: string; messageCount: number; visitor: Profile }>(
+          'GET',
+          `/api/conversations/${conversationId}`,
+          {
+            token: tenant.apiKey,
+          },
+        ),
+      (answer) => answer.body.title === '',
+      { timeoutMs: 30_000 },
+    );
+    expect(kept.body).toMatchObject({ messageCount: 3, visitor: { id, identifier: '', metadata: {} } });
+    expect(JSON.stringify(kept.body)).not.toContain(marker);
+
+    // Event and audit entry; the erased visitor syncs with its marker.
+    const feed = await eventually(
+      async () =>
+        (
+          await call<Page<{ data: Profile }>>('GET', '/api/events?types=visitor.erased', {
+            token: tenant.apiKey,
+          })
+        ).body.data,
+      (events) => events.some((event) => event.data.id === id),
+      { timeoutMs: 10_000 },
+    );
+    expect(feed.find((event) => event.data.id === id)?.data).toMatchObject({
+      identifier: '',
+      erasedAt: expect.any(String),
+    });
+    const audit = await call<Page<{ type: string; target: { id: string } }>>(
+      'GET',
+      '/api/audit-events?type=visitor.erased',
+      { token: tenant.adminSession },
+    );
+    expect(audit.body.data.map((entry) => entry.target.id)).toContain(id);
+    const synced = await eventually(
+      async () =>
+        (
+          await call<Page<Profile>>(
+            'GET',
+            `/api/visitors?updatedSince=${encodeURIComponent(got.body.erasedAt ?? '')}`,
+            {
+              token: tenant.apiKey,
+            },
+          )
+        ).body.data,
+      (data) => data.some((found) => found.id === id),
+      { timeoutMs: 10_000 },
+    );
+    expect(synced.find((found) => found.id === id)?.erasedAt).toBe(got.body.erasedAt);
+
+    // Again: 202, nothing new. Another organization's visitor: 404.
+    expect((await call('DELETE', `/api/visitors/${id}`, { token: tenant.apiKey })).status).toBe(202);
+    const foreign = await createVisitor(other.widgetKey);
+    expect(
+      (await call('DELETE', `/api/visitors/${foreign.visitor.id}`, { token: tenant.apiKey })).status,
+    ).toBe(404);
+  }, 120_000);
+
+  it('resumes after a crash and a repeated run changes nothing', async () => {
+    const marker = `crash-${crypto.randomUUID()}`;
+    const visitor = await createVisitor(tenant.widgetKey);
+    const id = visitor.visitor.id;
+    const conversations: string[] = [];
+    for (let c = 0; c < 2; c++) {
+      const started = await call<{ id: string }>('POST', '/api/conversations', {
+        token: visitor.token,
+        body: { message: `${marker} opening` },
+      });
+      conversations.push(started.body.id);
+    }
+    // More messages than one step's page in the first conversation.
+    const first = conversations[0] ?? '';
+    for (let i = 0; i < 120; i += 20)
+      await Promise.all(
+        Array.from({ length: 20 }, (_, j) =>
+          call('POST', `/api/conversations/${first}/messages`, {
+            token: visitor.token,
+            body: { content: `${marker} ${i + j}` },
+          }),
+        ),
+      );
+
+    // Erased behind the stream's back (a Delete and a Put are no MODIFY, so no job is sent).
+    const table = inject('tableName');
+    const key = keys.visitor(tenant.orgId, id);
+    const stored = (await client.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true })))
+      .Item as Record<string, unknown>;
+    await client.send(new DeleteCommand({ TableName: table, Key: key }));
+    await client.send(
+      new PutCommand({
+        TableName: table,
+        Item: {
+          ...stored,
+          identifier: '',
+          erasedAt: new Date().toISOString(),
+          rev: Number(stored.rev ?? 1) + 1,
+        },
+      }),
+    );
+
+    const { handler } = await import('../../functions/workers/visitor-jobs');
+    const { visitorErasure } = await import('../../shared/db/visitor-erasure');
+    const { queues } = await import('../../shared/queues');
+    const { db } = await import('../../shared/db/client');
+    const { logger } = await import('../../shared/logger');
+    const handedOver: { after?: string }[] = [];
+    const send = vi.spyOn(queues, 'send').mockImplementation(async (_queue, body) => {
+      handedOver.push(body as { after?: string });
+    });
+    const quiet = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
+    const original = db.send.bind(db) as (command: unknown) => Promise<unknown>;
+    let writes = 0;
+    const crash = vi.spyOn(db, 'send').mockImplementation(((command: unknown) => {
+      if (command instanceof UpdateCommand && ++writes === 40) return Promise.reject(new Error('crash'));
+      return original(command);
+    }) as never);
+    const sqsRecord = (body: unknown): SQSRecord => ({
+      messageId: crypto.randomUUID(),
+      receiptHandle: 'test',
+      body: JSON.stringify(body),
+      attributes: {} as never,
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:local:000000000000:visitor-jobs',
+      awsRegion: 'us-east-1',
+    });
+    try {
+      const hurried = { ...lambdaContext('visitor-jobs'), getRemainingTimeInMillis: () => 0 };
+      let job: unknown = { orgId: tenant.orgId, visitorId: id, kind: 'erase' };
+      let failures = 0;
+      for (let steps = 0; ; steps++) {
+        expect(steps).toBeLessThan(30);
+        const seen = handedOver.length;
+        const result = await handler({ Records: [sqsRecord(job)] }, hurried);
+        // A failed step is redelivered as it was: SQS would send the same message again.
+        if (result.batchItemFailures.length) failures++;
+        else if (handedOver.length > seen) job = handedOver.at(-1);
+        else break;
+      }
+      expect(failures).toBe(1);
+      for (const conversationId of conversations) {
+        const visitorTexts = (await messagesOf(conversationId))
+          .filter((message) => message.senderType === 'visitor')
+          .map((message) => message.content);
+        expect(new Set(visitorTexts)).toEqual(new Set(['']));
+      }
+      expect(await messagesOf(first)).toHaveLength(121);
+      // A whole run again changes nothing.
+      let changed = 0;
+      let after: string | undefined;
+      do {
+        const step = await visitorErasure.eraseStep(tenant.orgId, id, after);
+        changed += step.changed;
+        after = step.next;
+      } while (after);
+      expect(changed).toBe(0);
+    } finally {
+      send.mockRestore();
+      crash.mockRestore();
+      quiet.mockRestore();
+    }
+  }, 120_000);
+});
