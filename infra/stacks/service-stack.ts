@@ -83,6 +83,7 @@ import { SearchIndex } from '../constructs/search-index';
 import {
   type BundledFile,
   projectRoot,
+  type SecretRead,
   ServiceFunction,
   type ServiceFunctionProps,
 } from '../constructs/service-function';
@@ -502,10 +503,7 @@ export class ServiceStack extends Stack {
         'HMAC key ring of pagination cursors (JSON {current,next,previous}; a plain key before the first rotation), rotated every 30 days',
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
     });
-    const withCursorKeys = (fn: ServiceFunction) => {
-      fn.addEnvironment('CURSOR_SIGNING_KEY_SECRET_ARN', cursorSigningKey.secretArn);
-      cursorSigningKey.grantRead(fn);
-    };
+    const cursorKeysSecret: SecretRead = { secret: cursorSigningKey, env: 'CURSOR_SIGNING_KEY_SECRET_ARN' };
     // Webhook signing secrets are encrypted with KMS (organization as encryption context): only the
     // API function that creates and rotates them may encrypt, only the delivery worker may decrypt.
     const webhookSecretsKey = new Key(this, 'WebhookSecretsKey', {
@@ -552,10 +550,7 @@ export class ServiceStack extends Stack {
       'AwsSolutions-SMG4':
         'A Discord bot token is issued and rotated in Discord’s developer portal, not by a rotation function: an operator puts the new value here (docs/operations.md, Discord).',
     });
-    const withDiscordToken = (fn: ServiceFunction) => {
-      fn.addEnvironment('DISCORD_BOT_TOKEN_SECRET_ARN', discordBotToken.secretArn);
-      discordBotToken.grantRead(fn);
-    };
+    const discordTokenSecret: SecretRead = { secret: discordBotToken, env: 'DISCORD_BOT_TOKEN_SECRET_ARN' };
     const adminTokenHash = new CfnParameter(this, 'PlatformAdminTokenSha256', {
       type: 'String',
       noEcho: true,
@@ -700,13 +695,15 @@ export class ServiceStack extends Stack {
         ...groupBuildProps(group.name),
         ...(needs?.streams && { timeout: Duration.seconds(needs.streams.timeoutSeconds) }),
         ...(needs?.searchIndex && searchIndex.networkProps()),
+        secrets: [
+          ...(needs?.readsDiscordToken ? [discordTokenSecret] : []),
+          ...(needs?.readsCursorKeys ? [cursorKeysSecret] : []),
+        ],
       }).bindTable(table, 'readWrite');
       if (needs?.searchIndex) searchIndex.connect(fn);
       if (needs?.sealsWebhookSecrets) withWebhookSecrets(fn, 'seal');
       if (needs?.sendsEmail) withEmail(fn);
       if (needs?.holdsAiProviderKeys) withAiProviderKeys(fn);
-      if (needs?.readsDiscordToken) withDiscordToken(fn);
-      if (needs?.readsCursorKeys) withCursorKeys(fn);
       for (const name of needs?.queues ?? []) {
         const definition = queueDefinitions.find((q) => q.name === name);
         const queue = queues.get(name);
@@ -788,6 +785,7 @@ export class ServiceStack extends Stack {
         reservedConcurrentExecutions: reserved(worker.name),
         ...workerBuildProps(worker),
         ...(worker.searchIndex && searchIndex.networkProps()),
+        ...(worker.readsDiscordToken && { secrets: [discordTokenSecret] }),
       });
       if (worker.searchIndex) searchIndex.connect(fn);
       if (worker.table) fn.bindTable(table, worker.table);
@@ -804,7 +802,6 @@ export class ServiceStack extends Stack {
         fn.bindQueue(queue, definition);
       }
       if (worker.opensWebhookSecrets) withWebhookSecrets(fn, 'open');
-      if (worker.readsDiscordToken) withDiscordToken(fn);
       if (worker.pushesRealtime) {
         fn.addEnvironment('REALTIME_ENDPOINT', realtimeStage.callbackUrl);
         realtimeApi.grantManageConnections(fn);
