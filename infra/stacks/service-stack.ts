@@ -49,12 +49,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aw
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import {
-  BUNDLED_ASSET_DIR,
-  rendererFiles,
-  rendererPackageDir,
-} from '../../functions/platform/reference-assets';
-import { fallbackGroup, groupEntry, routeTable } from '../../functions/routes';
+import { fallbackGroup, groupEntry, type RouteGroup, routeTable } from '../../functions/routes';
 import {
   realtimeConnectionsEntry,
   type WorkerDefinition,
@@ -70,18 +65,12 @@ import {
   SEARCH_METRICS,
   WEBHOOK_DELIVERIES,
 } from '../../shared/metrics-contract';
-import {
-  type BucketAccess,
-  bucketDefinitions,
-  deadLetterName,
-  queueDefinitions,
-} from '../../shared/resources';
+import { bucketDefinitions, deadLetterName, queueDefinitions } from '../../shared/resources';
 import { alarmPeriod, type PagingAlarm, ServiceAlarms } from '../constructs/alarms';
 import { type DashboardQueue, ServiceDashboard } from '../constructs/dashboard';
 import { LogQueries } from '../constructs/log-queries';
 import { SearchIndex } from '../constructs/search-index';
 import {
-  type BundledFile,
   projectRoot,
   type SecretRead,
   ServiceFunction,
@@ -89,7 +78,6 @@ import {
 } from '../constructs/service-function';
 import { UploadsBucket } from '../constructs/uploads-bucket';
 import { RateLimitedWebAcl } from '../constructs/web-acl';
-import { bundleDefines, nodeFlags } from '../function-tuning';
 import { acknowledge, reasons } from '../nag';
 import { thresholds } from '../operations/thresholds';
 import { writeRouteCatalog } from '../route-catalog-file';
@@ -106,94 +94,26 @@ export const WORKER_TAG = 'service:worker';
 export const cursorKeyRotationEntry = 'functions/rotation/cursor-signing-key.ts';
 
 /**
- * Queues and buckets a route group uses, granted and wired by env var. Every API group also gets
- * read-write on the table (auth records rate-limit windows).
- */
-const groupNeeds: Partial<
-  Record<
-    string,
-    {
-      queues?: readonly QueueName[];
-      buckets?: readonly [BucketName, BucketAccess][];
-      /** Encrypts webhook signing secrets under the KMS key (never decrypts them). */
-      sealsWebhookSecrets?: boolean;
-      /** Seals and opens AI provider keys (their own KMS key): the platform admin's function. */
-      holdsAiProviderKeys?: boolean;
-      /** Calls Discord: reads the bot token's secret. */
-      readsDiscordToken?: boolean;
-      /** Signs and checks pagination cursors: reads the cursor key ring's secret at cold start. */
-      readsCursorKeys?: boolean;
-      /** Read from disk at run time, copied next to the bundle (see ServiceFunctionProps). */
-      bundledFiles?: () => readonly BundledFile[];
-      /** Sends e-mail through SES from the transcript sender (the stack's parameter). */
-      sendsEmail?: boolean;
-      /** Reads the search index (PostgreSQL): placed in its network, granted its IAM database login. */
-      searchIndex?: boolean;
-      /**
-       * Answers with Lambda response streaming (REST `responseTransferMode: STREAM`): API Gateway
-       * passes bytes on as written, beyond the 10 MB buffered limit. The integration timeout (29 s)
-       * bounds the time to the first byte; the function's own timeout bounds the whole answer.
-       */
-      streams?: { timeoutSeconds: number };
-    }
-  >
-> = {
-  // The reference page's renderer (Swagger UI), served as files by GET /api/docs/assets/{file}.
-  // The route catalog (404/405, the OpenAPI document), written at synth from the route table.
-  platform: {
-    bundledFiles: () => [
-      ...Object.keys(rendererFiles).map((name) => ({
-        from: join(rendererPackageDir(), name),
-        to: `${BUNDLED_ASSET_DIR}/${name}`,
-      })),
-      { from: writeRouteCatalog(packageJson.version), to: ROUTE_CATALOG_FILE },
-    ],
-  },
-  // Test deliveries and manual retries queue their attempt directly; create and rotate seal secrets.
-  webhooks: { queues: ['webhook-deliveries'], sealsWebhookSecrets: true },
-  // Streamed exports and transcripts; PDF jobs queued for the worker, their files served by
-  // presigned URL (signing needs read on the objects); transcripts by e-mail.
-  exports: {
-    queues: ['pdf-jobs'],
-    buckets: [['exports', 'read']],
-    sendsEmail: true,
-    streams: { timeoutSeconds: 600 },
-  },
-  // The groups whose answers are cursor pages (conversations and their messages, the events feed).
-  // Messages answer their attachments with presigned GETs (signing needs read on the objects).
-  conversations: { readsCursorKeys: true, buckets: [['uploads', 'read']] },
-  // Presigned PUTs (signing needs put), the checks of complete (head, ranged and streamed reads, a
-  // copy under files/, deletion of what is refused) and presigned GETs.
-  uploads: { buckets: [['uploads', 'check']] },
-  events: { readsCursorKeys: true },
-  // Search answers cursor pages from the PostgreSQL index.
-  search: { readsCursorKeys: true, searchIndex: true },
-  // The audit log and the visitor listings (incremental sync included) are cursor pages too.
-  audit: { readsCursorKeys: true },
-  visitors: { readsCursorKeys: true },
-  // AI provider keys are sealed on create and update, opened by the provider test.
-  admin: { holdsAiProviderKeys: true },
-  // Adding a channel looks it up through Discord's API with the bot token.
-  discord: { readsDiscordToken: true },
-};
-
-/**
- * How a route group's function is built beyond the construct's defaults: files next to its bundle,
- * node flags (exec wrapper), bundler defines. Exported for the test that builds one as deployed.
+ * How a route group's function is built beyond the construct's defaults, from its definition: files
+ * next to its bundle (and the route catalog, written at synth from the route table), node flags
+ * (exec wrapper), bundler defines. Exported for the test that builds one as deployed.
  */
 export function groupBuildProps(
-  name: string,
+  group: RouteGroup,
 ): Pick<ServiceFunctionProps, 'bundledFiles' | 'nodeFlags' | 'bundling'> {
-  const needs = groupNeeds[name];
-  const flags = nodeFlags[name];
-  const define = bundleDefines[name];
+  const bundledFiles = [
+    ...(group.bundledFiles ?? []).map(({ from, to }) => ({ from: join(projectRoot, from), to })),
+    ...(group.bundlesRouteCatalog
+      ? [{ from: writeRouteCatalog(packageJson.version), to: ROUTE_CATALOG_FILE }]
+      : []),
+  ];
   return {
-    ...(needs?.bundledFiles && { bundledFiles: needs.bundledFiles() }),
-    ...(flags && { nodeFlags: flags }),
-    ...((define || needs?.searchIndex) && {
+    ...(bundledFiles.length > 0 && { bundledFiles }),
+    ...(group.nodeFlags && { nodeFlags: group.nodeFlags }),
+    ...((group.define || group.searchIndex) && {
       bundling: {
-        ...(define && { define: { ...define } }),
-        ...(needs?.searchIndex && { externalModules: [...SEARCH_EXTERNAL_MODULES] }),
+        ...(group.define && { define: { ...group.define } }),
+        ...(group.searchIndex && { externalModules: [...SEARCH_EXTERNAL_MODULES] }),
       },
     }),
   };
@@ -249,45 +169,18 @@ export interface ServiceStackProps extends StackProps {
   realtimeThrottle?: { rateLimit: number; burstLimit: number };
 }
 
+/** The realtime connections function and the cursor key rotation (Secrets Manager runs its steps one after another). */
+const ownReservedConcurrency = { realtime: 50, 'cursor-key-rotation': 1 } as const;
+
 /**
- * Reserved concurrency: a ceiling per function, so one group's flood cannot starve the others (or
- * the workers) of the account's concurrency, and a floor that is always there for it. Sized for the
- * traffic shape (conversations and the widget take most); a queue worker's event source never runs
- * more batches than the function may (its maxConcurrency is capped to this).
+ * Reserved concurrency of every function by name, as the route groups' and workers' definitions
+ * give it (a ceiling and a floor per function): what the stack reserves unless told otherwise.
  */
 export const defaultReservedConcurrency: Readonly<Record<string, number>> = {
-  platform: 10,
-  admin: 10,
-  widget: 50,
-  identity: 20,
-  conversations: 100,
-  events: 50,
-  webhooks: 20,
-  realtime: 50,
-  'realtime-push': 10,
-  'webhook-fanout': 10,
-  'webhook-delivery': 50,
-  'conversation-deletions': 10,
-  'conversation-purge': 5,
-  exports: 20,
-  'pdf-transcript': 5,
-  // Secrets Manager runs the steps of one rotation one after another.
-  'cursor-key-rotation': 1,
-  chatbot: 10,
-  discord: 5,
-  // Discord limits a bot per channel and globally: a few posts at a time (a queue worker needs ≥ 2).
-  'discord-delivery': 5,
-  // One database connection per instance: these bound the search index's connections (with the worker's).
-  search: 20,
-  'search-index': 10,
-  // Uploads: two calls per file (create, complete); the audit log is read by administrators only.
-  uploads: 15,
-  visitors: 10,
-  audit: 5,
-  'malware-scan-result': 2,
+  ...Object.fromEntries(routeTable().map((group) => [group.name, group.reservedConcurrency])),
+  ...Object.fromEntries(workerDefinitions.map((worker) => [worker.name, worker.reservedConcurrency])),
+  ...ownReservedConcurrency,
 };
-/** A route group added without its own line above. */
-const DEFAULT_GROUP_CONCURRENCY = 20;
 
 /** A function of the stack: its name (route group, worker, `realtime`) and construct id prefix. */
 interface FunctionEntry {
@@ -351,9 +244,9 @@ export class ServiceStack extends Stack {
 
     const reserved = (name: string): number | undefined => {
       if (props.reservedConcurrency === false) return undefined;
-      return (
-        props.reservedConcurrency?.[name] ?? defaultReservedConcurrency[name] ?? DEFAULT_GROUP_CONCURRENCY
-      );
+      const reserved = props.reservedConcurrency?.[name] ?? defaultReservedConcurrency[name];
+      if (reserved === undefined) throw new Error(`No reserved concurrency for ${name}`);
+      return reserved;
     };
 
     // Log groups under a customer key; CloudWatch Logs may use it for this account's log groups only.
@@ -684,7 +577,7 @@ export class ServiceStack extends Stack {
     const integrations = new Map<string, LambdaIntegration>();
     for (const group of routeTable()) {
       const groupId = pascal(group.name);
-      const needs = groupNeeds[group.name];
+      const needs = group;
       const fn = new ServiceFunction(this, `${groupId}Function`, {
         entry: groupEntry(group.name),
         description: group.description,
@@ -692,24 +585,24 @@ export class ServiceStack extends Stack {
         environment: { ...environment, SERVICE_FUNCTION: group.name },
         logsKey,
         reservedConcurrentExecutions: reserved(group.name),
-        ...groupBuildProps(group.name),
-        ...(needs?.streams && { timeout: Duration.seconds(needs.streams.timeoutSeconds) }),
-        ...(needs?.searchIndex && searchIndex.networkProps()),
+        ...groupBuildProps(group),
+        ...(needs.streams && { timeout: Duration.seconds(needs.streams.timeoutSeconds) }),
+        ...(needs.searchIndex && searchIndex.networkProps()),
         secrets: [
-          ...(needs?.readsDiscordToken ? [discordTokenSecret] : []),
-          ...(needs?.readsCursorKeys ? [cursorKeysSecret] : []),
+          ...(needs.readsDiscordToken ? [discordTokenSecret] : []),
+          ...(needs.readsCursorKeys ? [cursorKeysSecret] : []),
         ],
       }).bindTable(table, 'readWrite');
-      if (needs?.searchIndex) searchIndex.connect(fn);
-      if (needs?.sealsWebhookSecrets) withWebhookSecrets(fn, 'seal');
-      if (needs?.sendsEmail) withEmail(fn);
-      if (needs?.holdsAiProviderKeys) withAiProviderKeys(fn);
-      for (const name of needs?.queues ?? []) {
+      if (needs.searchIndex) searchIndex.connect(fn);
+      if (needs.sealsWebhookSecrets) withWebhookSecrets(fn, 'seal');
+      if (needs.sendsEmail) withEmail(fn);
+      if (needs.holdsAiProviderKeys) withAiProviderKeys(fn);
+      for (const name of needs.sendsTo ?? []) {
         const definition = queueDefinitions.find((q) => q.name === name);
         const queue = queues.get(name);
         if (definition && queue) fn.bindQueue(queue, definition);
       }
-      for (const [name, access] of needs?.buckets ?? []) {
+      for (const [name, access] of needs.buckets ?? []) {
         const definition = bucketDefinitions.find((b) => b.name === name);
         const bucket = buckets.get(name);
         if (definition && bucket) fn.bindBucket(bucket, definition, access);
@@ -721,7 +614,7 @@ export class ServiceStack extends Stack {
         group.name,
         new LambdaIntegration(fn, {
           scopePermissionToMethod: false,
-          ...(needs?.streams && { responseTransferMode: ResponseTransferMode.STREAM }),
+          ...(needs.streams && { responseTransferMode: ResponseTransferMode.STREAM }),
         }),
       );
       functions.push({ name: group.name, id: groupId, fn });
