@@ -59,11 +59,17 @@ export interface WorkerDefinition {
   readsDiscordToken?: boolean;
   /** Connects to the search index (PostgreSQL): CDK places it in the index's network and grants it. */
   searchIndex?: boolean;
+  /**
+   * Reserved concurrency: a ceiling and a floor, as a route group's. A queue worker's event source
+   * never runs more batches than this (its maxConcurrency is capped to it), and needs 2 or more.
+   */
+  reservedConcurrency: number;
 }
 
 export const workerDefinitions: readonly WorkerDefinition[] = [
   {
     name: 'realtime-push',
+    reservedConcurrency: 10,
     description: 'pushes each realtime notice to the open WebSocket connections of its audience',
     // A notice minutes late is noise to the people it was for: give up early, the page reloads anyway.
     source: {
@@ -80,6 +86,7 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
   },
   {
     name: 'webhook-fanout',
+    reservedConcurrency: 10,
     description:
       'turns each committed domain event into one delivery per subscribed webhook and one notification per subscribed Discord channel',
     // Webhooks are at least once: retry for hours, leaving 18 h of the stream's 24 h to redrive.
@@ -96,6 +103,7 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
   },
   {
     name: 'webhook-delivery',
+    reservedConcurrency: 50,
     description: 'signs and POSTs one delivery attempt, records it, schedules the next on failure',
     source: { kind: 'queue', queue: 'webhook-deliveries', batchSize: 10, maxConcurrency: 50 },
     timeoutSeconds: 30,
@@ -105,6 +113,7 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
   },
   {
     name: 'conversation-deletions',
+    reservedConcurrency: 10,
     description:
       'hands each newly soft-deleted conversation to the purge queue, and each newly merged or erased visitor to the visitor-jobs queue',
     // One reader for both hand-offs: a shard serves two readers well, and more already read it.
@@ -120,6 +129,7 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
   },
   {
     name: 'conversation-purge',
+    reservedConcurrency: 5,
     description: 'marks every message of a soft-deleted conversation deleted, in resumable steps',
     source: { kind: 'queue', queue: 'conversation-purge', batchSize: 1, maxConcurrency: 5 },
     timeoutSeconds: 60,
@@ -130,6 +140,7 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
   },
   {
     name: 'visitor-jobs',
+    reservedConcurrency: 5,
     description:
       'moves a merged visitor’s conversations to its target, and erases an erased visitor’s messages, conversation texts and uploads, in resumable steps',
     source: { kind: 'queue', queue: 'visitor-jobs', batchSize: 1, maxConcurrency: 5 },
@@ -141,6 +152,7 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
   },
   {
     name: 'malware-scan-result',
+    reservedConcurrency: 2,
     description:
       'rejects an upload GuardDuty Malware Protection flags (status rejected, its object deleted: never served)',
     source: { kind: 'queue', queue: 'malware-scan-results', batchSize: 10, maxConcurrency: 2 },
@@ -151,6 +163,7 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
   },
   {
     name: 'pdf-transcript',
+    reservedConcurrency: 5,
     description: 'renders a PDF transcript (first 5,000 messages) into the exports bucket as it reads',
     source: { kind: 'queue', queue: 'pdf-jobs', batchSize: 1, maxConcurrency: 5 },
     timeoutSeconds: 120,
@@ -176,6 +189,8 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
   },
   {
     name: 'discord-delivery',
+    // Discord limits a bot per channel and globally: a few posts at a time (a queue worker needs ≥ 2).
+    reservedConcurrency: 5,
     description:
       "posts each Discord notification, honouring Discord's 429 retry_after; retries, then dead letters",
     // Few at once: Discord limits a bot per channel (about 5 messages in 5 s) and globally.
@@ -188,6 +203,8 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
   },
   {
     name: 'search-index',
+    // One database connection per instance: bounds the search index's connections (with the search group's).
+    reservedConcurrency: 10,
     description:
       'projects organizations, conversations, messages and notes into the search index (PostgreSQL)',
     // Searchable within 5 s: small batches, handed over as they come. A batch that keeps failing

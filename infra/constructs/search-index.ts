@@ -99,13 +99,11 @@ export class SearchIndex extends Construct {
       timeout: Duration.minutes(5),
       logsKey: props.logsKey,
       ...this.networkProps(),
-      environment: {
-        SEARCH_DB_ADMIN_SECRET_ARN: this.cluster.secret?.secretArn ?? '',
-        SEARCH_DB_USER,
-        SEARCH_DB_NAME,
-      },
+      environment: { SEARCH_DB_USER, SEARCH_DB_NAME },
+      ...(this.cluster.secret && {
+        secrets: [{ secret: this.cluster.secret, env: 'SEARCH_DB_ADMIN_SECRET_ARN' }],
+      }),
     });
-    this.cluster.secret?.grantRead(migration);
     acknowledge(migration, { [VPC_ACCESS_POLICY]: VPC_ACCESS_REASON });
     const provider = new Provider(this, 'MigrationProvider', { onEventHandler: migration });
     acknowledge(provider, {

@@ -4,14 +4,23 @@ import { type CfnElement, Duration, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import {
+  Architecture,
+  ParamsAndSecretsLayerVersion,
+  ParamsAndSecretsLogLevel,
+  ParamsAndSecretsVersions,
+  Runtime,
+  Tracing,
+} from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '../../shared/db/table';
 import type { BucketAccess, BucketDefinition, QueueDefinition } from '../../shared/resources';
+import { SECRET_CACHE_SECONDS } from '../../shared/secrets';
 import { execWrapper } from '../function-tuning';
 import { acknowledge, reasons } from '../nag';
 
@@ -51,6 +60,24 @@ const bucketActions = {
   delete: ['s3:DeleteObject'],
 } as const satisfies Record<BucketAccess, readonly string[]>;
 
+/**
+ * The AWS Parameters and Secrets Lambda Extension, how every function that reads a secret reads it
+ * (shared/secrets.ts): its layer by the region's published ARN (a template mapping keyed by region
+ * when the stack's region is a token), its cache lifetime from the code's constant.
+ */
+const secretsExtension = ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, {
+  cacheEnabled: true,
+  secretsManagerTtl: Duration.seconds(SECRET_CACHE_SECONDS),
+  logLevel: ParamsAndSecretsLogLevel.WARN,
+});
+
+/** A secret the function reads through the extension: granted, and named in its environment. */
+export interface SecretRead {
+  secret: ISecret;
+  /** The variable holding the secret's ARN (read by shared/config.ts or the function). */
+  env: string;
+}
+
 export interface ServiceFunctionProps extends NodejsFunctionProps {
   /** Relative to the project root, e.g. `functions/admin/handler.ts`. */
   entry: string;
@@ -72,6 +99,8 @@ export interface ServiceFunctionProps extends NodejsFunctionProps {
    * project root, where esbuild runs when it bundles locally (as here: it is a dev dependency).
    */
   aliases?: Readonly<Record<string, string>>;
+  /** Secrets it reads: each granted (GetSecretValue) and named by its variable; adds the extension. */
+  secrets?: readonly SecretRead[];
 }
 
 export interface BundledFile {
@@ -113,7 +142,14 @@ export class ServiceFunction extends NodejsFunction {
   constructor(
     scope: Construct,
     id: string,
-    { bundledFiles: ownFiles = [], logsKey, nodeFlags = [], aliases = {}, ...props }: ServiceFunctionProps,
+    {
+      bundledFiles: ownFiles = [],
+      logsKey,
+      nodeFlags = [],
+      aliases = {},
+      secrets = [],
+      ...props
+    }: ServiceFunctionProps,
   ) {
     const wrapped = nodeFlags.length > 0;
     const bundledFiles = wrapped
@@ -137,6 +173,7 @@ export class ServiceFunction extends NodejsFunction {
       projectRoot,
       depsLockFilePath: join(projectRoot, 'package-lock.json'),
       ...props,
+      ...(secrets.length > 0 && { paramsAndSecrets: secretsExtension }),
       entry: join(projectRoot, props.entry),
       ...(wrapped && {
         environment: {
@@ -181,6 +218,10 @@ export class ServiceFunction extends NodejsFunction {
       'AwsSolutions-IAM5[Resource::*]':
         "CDK's X-Ray grant for active tracing (xray:PutTraceSegments, xray:PutTelemetryRecords), which takes no resource (and, for a rotation function, CDK's secretsmanager:GetRandomPassword, likewise). Every grant of our own names its resources (see the template tests).",
     });
+    for (const { secret, env } of secrets) {
+      this.addEnvironment(env, secret.secretArn);
+      secret.grantRead(this);
+    }
   }
 
   /** The table and its indexes (the service's own by default), each by name: no `index/*`. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { awsCalls } from '../iam/aws-calls';
+import { awsCalls, type S3Operation, s3Operations } from '../iam/aws-calls';
 import { type Decision, evaluate, type Statement } from '../iam/policy';
 
 /**
@@ -74,43 +74,32 @@ function sqsChecks(operation: string, input: Input, identity: Identity): Check[]
   return [{ action: `sqs:${action}`, resources: [arn] }];
 }
 
-/** What S3 checks itself, then what it asks KMS on the caller's behalf under an SSE-KMS bucket. */
+/**
+ * What S3 checks itself, then what it asks KMS on the caller's behalf under an SSE-KMS bucket: from
+ * the one S3 table (infra/iam/aws-calls.ts), resolved to this request's object, bucket and keys.
+ */
 function s3Checks(operation: string, input: Input, identity: Identity): Check[] {
   const bucket = str(input.Bucket);
   const object = `arn:aws:s3:::${bucket}/${str(input.Key)}`;
-  const key = identity.bucketKeys[bucket];
-  const kms = (action: string): Check[] => (key ? [{ action: `kms:${action}`, resources: [key] }] : []);
-  switch (operation) {
-    case 'GetObject':
-    case 'HeadObject':
-      return [{ action: 's3:GetObject', resources: [object] }, ...kms('Decrypt')];
-    case 'PutObject':
-    case 'CreateMultipartUpload':
-      return [{ action: 's3:PutObject', resources: [object] }, ...kms('GenerateDataKey')];
-    case 'UploadPart':
-      return [{ action: 's3:PutObject', resources: [object] }];
-    case 'CompleteMultipartUpload':
-      return [{ action: 's3:PutObject', resources: [object] }, ...kms('Decrypt')];
-    case 'AbortMultipartUpload':
-    case 'DeleteObject':
-      return [{ action: `s3:${operation}`, resources: [object] }];
-    case 'CopyObject': {
-      // No s3:CopyObject action exists: S3 reads the source and writes the destination as the caller.
-      const source = decodeURIComponent(str(input.CopySource).replace(/^\//, '').split('?')[0] ?? '');
-      const sourceBucket = source.split('/')[0] ?? '';
-      const sourceKey = identity.bucketKeys[sourceBucket];
-      return [
-        { action: 's3:GetObject', resources: [`arn:aws:s3:::${source}`] },
-        ...(sourceKey ? [{ action: 'kms:Decrypt', resources: [sourceKey] }] : []),
-        { action: 's3:PutObject', resources: [object] },
-        ...kms('GenerateDataKey'),
-      ];
-    }
-    case 'ListObjectsV2':
-      return [{ action: 's3:ListBucket', resources: [`arn:aws:s3:::${bucket}`] }];
-    default:
-      return [{ action: `s3:${operation}`, resources: [object] }];
+  const checks = (name: S3Operation, onBucket: string, resource: string): Check[] => {
+    const entry: { action: string; bucketKeyActions?: readonly string[]; onBucket?: boolean } =
+      s3Operations[name];
+    const key = identity.bucketKeys[onBucket];
+    return [
+      { action: entry.action, resources: [entry.onBucket ? `arn:aws:s3:::${onBucket}` : resource] },
+      ...(key ? (entry.bucketKeyActions ?? []).map((action) => ({ action, resources: [key] })) : []),
+    ];
+  };
+  if (operation === 'CopyObject') {
+    const source = decodeURIComponent(str(input.CopySource).replace(/^\//, '').split('?')[0] ?? '');
+    const sourceBucket = source.split('/')[0] ?? '';
+    return [
+      ...checks('GetObject', sourceBucket, `arn:aws:s3:::${source}`),
+      ...checks('PutObject', bucket, object),
+    ];
   }
+  if (operation in s3Operations) return checks(operation as S3Operation, bucket, object);
+  return [{ action: `s3:${operation}`, resources: [object] }];
 }
 
 const keyArn = (keyId: string, identity: Identity) =>

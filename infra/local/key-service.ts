@@ -5,15 +5,16 @@ import type { Statement } from '../iam/policy';
 import { denialMessage, deniedResponse, firstDenial, keyOfLocalCiphertext } from './enforce';
 
 /**
- * Stand-ins for the two AWS services no npm emulator covers, with the calls the functions make:
- * KMS `Encrypt`/`Decrypt` (webhook signing secrets, AI provider keys) and Secrets Manager
- * `GetSecretValue` (the cursor key ring, the Discord bot token), on one loopback port, in their own
- * JSON protocols. The functions reach them through the SDK's `AWS_ENDPOINT_URL_KMS` and
- * `AWS_ENDPOINT_URL_SECRETS_MANAGER`, as the other services through theirs, so the code paths are
- * the deployed ones. Each request is authorized against the calling function's role (known by the
- * access key its isolate signs with), like every SDK call: the SDK clients' middleware already
- * checks before sending, and this is where the hand-signed Secrets Manager reads (shared/secrets.ts)
- * are checked.
+ * Stand-ins for what no npm emulator covers, with the calls the functions make, on one loopback
+ * port: KMS `Encrypt`/`Decrypt` (webhook signing secrets, AI provider keys) in its JSON protocol,
+ * reached through the SDK's `AWS_ENDPOINT_URL_KMS` as the other services through theirs; Secrets
+ * Manager `GetSecretValue` in the same protocol (`AWS_ENDPOINT_URL_SECRETS_MANAGER`, for SDK
+ * clients such as the rotation function's); and the Parameters and Secrets Lambda Extension's
+ * `GET /secretsmanager/get?secretId=` (shared/secrets.ts: the cursor key ring, the Discord bot
+ * token), the isolate's PARAMETERS_SECRETS_EXTENSION_HTTP_PORT pointing here. Each request is
+ * authorized against the calling function's role, like every SDK call (enforce.ts): an SDK request
+ * by the access key its isolate signs with, an extension request by the session token it sends in
+ * `X-Aws-Parameters-Secrets-Token`, as Lambda's extension takes it.
  */
 
 export interface KeyServiceOptions {
@@ -23,7 +24,10 @@ export interface KeyServiceOptions {
   keys: Readonly<Record<string, string>>;
   /** Secret ARN → its string value. */
   secrets: Readonly<Record<string, string>>;
-  /** Access key id → the caller (its role's statements); an unknown caller is refused. */
+  /**
+   * Access key id or session token → the caller (its role's statements); an unknown caller is
+   * refused.
+   */
   callers: ReadonlyMap<string, { functionName: string; roleName: string; statements: readonly Statement[] }>;
 }
 
@@ -65,7 +69,38 @@ export async function startKeyService(options: KeyServiceOptions): Promise<KeySe
   const keyArnOf = (keyId: string) =>
     keyId.startsWith('arn:') ? keyId : `arn:aws:kms:${options.region}:${options.account}:key/${keyId}`;
 
+  /** The extension's API: its answer is GetSecretValue's JSON, its failures a status and a message. */
+  const extension = (request: IncomingMessage, response: ServerResponse, url: URL) => {
+    const text = (status: number, message: string) => {
+      response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
+      response.end(message);
+    };
+    const caller = options.callers.get(String(request.headers['x-aws-parameters-secrets-token'] ?? ''));
+    if (!caller) return text(401, 'missing or invalid X-Aws-Parameters-Secrets-Token');
+    const secretId = url.searchParams.get('secretId') ?? '';
+    const denial = firstDenial(
+      [{ action: 'secretsmanager:GetSecretValue', resources: [secretId] }],
+      caller.statements,
+    );
+    if (denial) return text(400, denialMessage(denial, { ...caller, account: options.account }));
+    const value = options.secrets[secretId];
+    if (value === undefined) return text(400, "Secrets Manager can't find the specified secret.");
+    json(response, 200, {
+      ARN: secretId,
+      Name: secretId.split(':').pop(),
+      SecretString: value,
+      VersionId: 'local',
+      VersionStages: ['AWSCURRENT'],
+      CreatedDate: 0,
+    });
+  };
+
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    if (request.method === 'GET' && url.pathname === '/secretsmanager/get') {
+      extension(request, response, url);
+      return;
+    }
     const target = String(request.headers['x-amz-target'] ?? '');
     const body = JSON.parse((await readBody(request)) || '{}') as Record<string, unknown>;
     const accessKey = /Credential=([^/]+)\//.exec(String(request.headers.authorization ?? ''))?.[1] ?? '';

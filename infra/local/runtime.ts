@@ -54,6 +54,9 @@ export const localFunctionName = (name: string) => `conversation-service-local-$
 /** The access key a function's isolate signs with: how the local key service tells callers apart. */
 export const localAccessKey = (name: string) => `LOCAL${name.toUpperCase().replace(/[^A-Z0-9]/g, '')}`;
 
+/** The session token a function's isolate holds: how the local secrets extension tells callers apart. */
+export const localSessionToken = (name: string) => `local-${name}`;
+
 /**
  * A function's whole environment: the template's, then Lambda's own variables, then the only local
  * additions — the SDK's endpoint variables and signing credentials (fake: the emulators ignore
@@ -81,7 +84,7 @@ export function isolateEnvironment(fn: LocalFunction, context: IsolateContext): 
     NODE_PATH: join(ROOT, 'node_modules'),
     AWS_ACCESS_KEY_ID: localAccessKey(fn.name),
     AWS_SECRET_ACCESS_KEY: 'local',
-    AWS_SESSION_TOKEN: `local-${fn.name}`,
+    AWS_SESSION_TOKEN: localSessionToken(fn.name),
     // No X-Ray daemon and no per-invocation trace id here: with tracing on, every traced SDK call
     // of a worker would print "Missing AWS Lambda trace data" instead of recording a subsegment.
     POWERTOOLS_TRACE_ENABLED: 'false',

@@ -19,6 +19,7 @@ import {
   LOCAL_SETTINGS,
   LocalRuntime,
   localAccessKey,
+  localSessionToken,
 } from './runtime';
 import { prepareSearchIndex } from './search-index';
 import type { DemoCredentials } from './seed';
@@ -209,10 +210,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       keys,
       secrets,
       callers: new Map(
-        Object.values(functions).map((fn) => [
-          localAccessKey(fn.name),
-          { functionName: fn.name, roleName: fn.roleName, statements: fn.statements },
-        ]),
+        Object.values(functions).flatMap((fn) => {
+          const caller = { functionName: fn.name, roleName: fn.roleName, statements: fn.statements };
+          return [
+            [localAccessKey(fn.name), caller],
+            [localSessionToken(fn.name), caller],
+          ] as const;
+        }),
       ),
     });
     // Locally a revoked key or a changed organization takes effect at once in every function (one
@@ -262,6 +266,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           AWS_ENDPOINT_URL_SESV2: ses,
           AWS_ENDPOINT_URL_KMS: keyService?.endpoint ?? '',
           AWS_ENDPOINT_URL_SECRETS_MANAGER: keyService?.endpoint ?? '',
+          // The secrets extension's port, for the functions the template gives its layer.
+          ...(fn.environment.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT && keyService
+            ? { PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: new URL(keyService.endpoint).port }
+            : {}),
           // The search index's PostgreSQL: in AWS the template's SEARCH_DB_* variables and an IAM
           // token; here the local server's connection string, for the functions the template
           // connects to it, and only those.

@@ -542,40 +542,15 @@ function webhooksOf(ctx: Context) {
 
 /* ---------------------------------------------------------------- document */
 
-const tagDescriptions: Record<string, string> = {
-  Conversations: 'Conversations between visitors and operators: lifecycle, assignment, snooze, follow-ups',
-  Messages: 'Messages of a conversation, their edits and read state',
-  Notes: 'Internal notes: operators and API keys only, never shown to visitors',
-  Uploads:
-    'Files for messages: presigned uploads straight to storage, checked (size, type by magic numbers, SHA-256) before they are ready',
-  Events: 'The events feed: every change of the organization, for catching up',
-  Webhooks: 'Signed deliveries of events to your endpoints (Standard Webhooks)',
-  Widget: 'The chat widget’s public bootstrap',
-  Identity: 'The caller itself',
-  'Custom fields':
-    'Organization-defined fields of conversations and visitors, with localized labels and options',
-  'Knowledge base':
-    'Localized help-center collections and articles, and relevance search over the published articles',
-  Provisioning: 'Platform administration: organizations, API keys, operators and sessions',
-  Chatbot: 'The organization’s chatbot: its configuration (rules, intent policies, schedule)',
-  Discord: 'Discord channels that receive notifications of new, assigned and closed conversations',
-  Impersonation: 'Platform administration: acting as an operator, audited',
-  'AI providers': 'Platform administration: the AI providers the platform’s chatbots may use',
-  Service: 'Health and the service’s own documents',
-  'Operator teams': 'Teams of operators that conversations are routed to, by priority, and their members',
-  Operators: 'The organization’s operators: the ids API keys name as `operatorId`',
-  Exports: 'Conversation exports (streamed CSV or JSON), transcripts (CSV, PDF jobs, e-mail) and export jobs',
-  Surveys: 'Survey (CSAT) responses of visitors about their conversations',
-  'Audit log':
-    'Who did what, and when: key, operator, webhook, export, bulk, visitor and configuration actions, impersonation marked; read-only, kept 365 days',
-  Visitors:
-    'Visitors as contacts: profiles with external ids, upsert, merge, erasure (GDPR) and incremental sync',
-  Analytics:
-    'CSAT figures from daily aggregates kept as the data is written, and the analytics export: exactly the window asked for, whole days from those aggregates, part-days counted item by item',
-};
-
-/** The OpenAPI 3.1 document, built from the same route objects and schemas that serve requests. */
-export function buildOpenApi(routes: readonly AnyRoute[], version: string) {
+/**
+ * The OpenAPI 3.1 document, built from the same route objects and schemas that serve requests; the
+ * tags' descriptions come from the route groups (functions/routes.ts, `apiTags`).
+ */
+export function buildOpenApi(
+  routes: readonly AnyRoute[],
+  version: string,
+  tagDescriptions: Readonly<Record<string, string>>,
+) {
   const ctx: Context = { components: new Components(), errorResponses: new Map() };
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
@@ -613,7 +588,11 @@ export function buildOpenApi(routes: readonly AnyRoute[], version: string) {
         'x-internal': false,
       },
     ],
-    tags: usedTags.map((name) => ({ name, description: tagDescriptions[name] ?? name })),
+    tags: usedTags.map((name) => {
+      const description = tagDescriptions[name];
+      if (description === undefined) throw new Error(`The tag ${name} has no description`);
+      return { name, description };
+    }),
     paths,
     webhooks,
     components: {

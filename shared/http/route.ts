@@ -110,6 +110,12 @@ export interface RouteDefinition<
 /** Erased form stored in tables: the handler is called with input already validated by the route's own schemas. */
 export type AnyRoute = RouteDefinition<CallerKind, $ZodType, $ZodType, $ZodType, $ZodType, $ZodType>;
 
+/**
+ * An erased route that keeps its OpenAPI tag's literal: its group (functions/routes.ts) must
+ * describe that tag, or the table does not compile.
+ */
+export type TaggedRoute<T extends string = string> = AnyRoute & { readonly tag: T };
+
 export function route<
   K extends CallerKind,
   P extends $ZodType = $ZodType<Record<string, never>>,
@@ -117,8 +123,9 @@ export function route<
   B extends $ZodType = $ZodType<undefined>,
   R extends $ZodType = $ZodType,
   A extends $ZodType = $ZodType<never>,
->(definition: RouteDefinition<K, P, Q, B, R, A>): AnyRoute {
-  return definition as unknown as AnyRoute;
+  const T extends string = string,
+>(definition: RouteDefinition<K, P, Q, B, R, A> & { tag: T }): TaggedRoute<T> {
+  return definition as unknown as TaggedRoute<T>;
 }
 
 export function reply<Body>(status: number, body: Body, headers?: Record<string, string>): Reply<Body> {

@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { invokeReady } from '../invoke-ready';
 import type { HandlerContext, HttpResult } from './context';
 import { authenticate } from './middleware/authenticate';
 import { authorize } from './middleware/authorize';
@@ -63,6 +64,8 @@ function buildStack(
     if (state.replay) return state.replay;
     const { route, caller, input } = state;
     if (!route || !caller || !input) throw new Error('middleware stack did not resolve the request');
+    // Secrets the routes need are read at the first request (shared/invoke-ready.ts).
+    await invokeReady();
     const reply = await route.handle({
       caller,
       organization: state.organization,

@@ -6,9 +6,9 @@ import { projectionOf } from '../../shared/db/project';
 import { bundleMetafile } from './helpers/bundle-metafile';
 
 /**
- * The cursor key ring is read from Secrets Manager while its module loads (shared/cursor-keys.ts):
- * a function whose bundle holds that module makes that call (shared/secrets.ts) in every cold
- * start. Only the functions that answer cursor pages may hold it. It once reached seven functions
+ * The cursor key ring is read from Secrets Manager before a function's first request
+ * (shared/cursor-keys.ts): a function whose bundle holds that module makes that call
+ * (shared/secrets.ts) in every cold start. Only the functions that answer cursor pages may hold it. It once reached seven functions
  * through the modules that write conversations, events and messages.
  */
 

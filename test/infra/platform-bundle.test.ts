@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { groupEntry, routeCatalog } from '../../functions/routes';
+import { groupEntry, routeCatalog, routeGroup } from '../../functions/routes';
 import { projectRoot, ServiceFunction } from '../../infra/constructs/service-function';
 import { lambdaContext, proxyEvent } from '../../infra/local/lambda-event';
 import { groupBuildProps } from '../../infra/stacks/service-stack';
@@ -22,7 +22,10 @@ afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 function buildPlatform(): string {
   const app = new App({ outdir });
   const stack = new Stack(app, 'Platform');
-  new ServiceFunction(stack, 'Fn', { entry: groupEntry('platform'), ...groupBuildProps('platform') });
+  new ServiceFunction(stack, 'Fn', {
+    entry: groupEntry('platform'),
+    ...groupBuildProps(routeGroup('platform')),
+  });
   app.synth();
   const [asset] = readdirSync(outdir).filter((entry) => entry.startsWith('asset.'));
   return join(outdir, asset ?? '');

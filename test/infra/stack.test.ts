@@ -5,6 +5,7 @@ import { execWrapper, nodeFlags } from '../../infra/function-tuning';
 import { ROUTE_GROUP_TAG, WORKER_TAG } from '../../infra/stacks/service-stack';
 import { tableDefinition } from '../../shared/db/table';
 import { bucketDefinitions, queueDefinitions } from '../../shared/resources';
+import { SECRET_CACHE_SECONDS } from '../../shared/secrets';
 import { synthesize } from './synth';
 
 interface CfnResource {
@@ -42,6 +43,26 @@ const groupFunctions = new Map(
 );
 
 describe('functions', () => {
+  it('gives exactly the functions that read a secret the secrets extension, its cache lifetime explicit', () => {
+    const functions = ofType('AWS::Lambda::Function');
+    const variables = (fn: CfnResource) =>
+      (fn.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
+    const readers = functions.filter(([, fn]) =>
+      Object.keys(variables(fn)).some((name) => name.endsWith('_SECRET_ARN')),
+    );
+    const extended = functions.filter(([, fn]) => 'PARAMETERS_SECRETS_EXTENSION_HTTP_PORT' in variables(fn));
+    expect(extended.map(([id]) => id).sort()).toEqual(readers.map(([id]) => id).sort());
+    expect(readers.length).toBeGreaterThanOrEqual(5);
+    for (const [, fn] of readers) {
+      expect(variables(fn)).toMatchObject({
+        SECRETS_MANAGER_TTL: String(SECRET_CACHE_SECONDS),
+        PARAMETERS_SECRETS_EXTENSION_CACHE_ENABLED: 'true',
+      });
+      // The layer by the region's published ARN: a mapping keyed by region, no hard-coded region.
+      expect(JSON.stringify(fn.Properties.Layers)).toMatch(/Fn::FindInMap.*Paramsandsecrets.*AWS::Region/);
+    }
+  });
+
   it('has exactly one function per route group', () => {
     const groups = routeTable().map((group) => group.name);
     const tagged = ofType('AWS::Lambda::Function').filter(([, fn]) => tagValue(fn, ROUTE_GROUP_TAG));

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { allRoutes } from '../../functions/routes';
+import { allRoutes, apiTags } from '../../functions/routes';
 import { buildOpenApi } from '../../shared/http/openapi';
 import type { AnyRoute } from '../../shared/http/route';
 import { call, createTenant, createVisitor, platformToken, type Tenant } from '../helpers/api';
@@ -544,7 +544,7 @@ beforeAll(async () => {
 type Documented = {
   paths: Record<string, Record<string, { responses: Record<number, { headers?: Record<string, unknown> }> }>>;
 };
-const documented = buildOpenApi(allRoutes(), 'test') as unknown as Documented;
+const documented = buildOpenApi(allRoutes(), 'test', apiTags()) as unknown as Documented;
 
 const routes = allRoutes().map((route) => [`${route.method} ${route.path}`, route] as const);
 

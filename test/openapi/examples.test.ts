@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allRoutes } from '../../functions/routes';
+import { allRoutes, apiTags } from '../../functions/routes';
 import { buildOpenApi } from '../../shared/http/openapi';
 import {
   describeErrors,
@@ -16,7 +16,7 @@ import {
  * mock servers and the reference page show. Webhook payloads (the `webhooks` section) too.
  */
 
-const document: Json = buildOpenApi(allRoutes(), 'test');
+const document: Json = buildOpenApi(allRoutes(), 'test', apiTags());
 const { deref, validatorOf } = documentSchemas(document);
 
 /** The problems with the examples of one media type: missing when required, or not valid. */

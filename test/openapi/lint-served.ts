@@ -10,13 +10,13 @@ import { lintDocument, redoclyReport, spectralReport } from './linters';
 
 async function loadDocument(argument: string | undefined): Promise<{ source: string; document: unknown }> {
   if (argument === '--built') {
-    const [{ allRoutes }, { buildOpenApi }] = await Promise.all([
+    const [{ allRoutes, apiTags }, { buildOpenApi }] = await Promise.all([
       import('../../functions/routes'),
       import('../../shared/http/openapi'),
     ]);
     return {
       source: 'buildOpenApi(allRoutes()) of this checkout',
-      document: buildOpenApi(allRoutes(), 'local'),
+      document: buildOpenApi(allRoutes(), 'local', apiTags()),
     };
   }
   const url = `${(argument ?? process.env.API ?? 'http://localhost:3000').replace(/\/+$/, '')}/api/openapi.json`;

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { allRoutes } from '../../functions/routes';
+import { allRoutes, apiTags } from '../../functions/routes';
 import { buildOpenApi } from '../../shared/http/openapi';
 import { type LintResults, lintDocument, redoclyReport, spectralReport } from './linters';
 
@@ -12,7 +12,7 @@ describe('the OpenAPI document under stock linters', () => {
   let results: LintResults;
 
   beforeAll(async () => {
-    results = await lintDocument(buildOpenApi(allRoutes(), 'test'));
+    results = await lintDocument(buildOpenApi(allRoutes(), 'test', apiTags()));
   }, 90_000);
 
   it('passes Redocly lint (recommended) with no error and no warning', () => {

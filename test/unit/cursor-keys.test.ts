@@ -103,6 +103,27 @@ describe('CursorKeySource', () => {
     expect(reads()).toBe(1);
   });
 
+  it('reads nothing until loaded (the secrets extension answers only during invocations), then once', async () => {
+    answer({ current: A, next: B });
+    const keys = CursorKeySource.unloaded({ secretArn, readSecret });
+    expect(reads()).toBe(0);
+    expect(() => keys.keys()).toThrow(/not loaded/);
+    await Promise.all([keys.load(), keys.load()]);
+    await keys.load();
+    expect(reads()).toBe(1);
+    expect(keys.keys()).toEqual({ current: A, next: B });
+  });
+
+  it('retries a failed first load at the next one', async () => {
+    fail(new Error('Secrets extension unreachable'));
+    const keys = CursorKeySource.unloaded({ secretArn, readSecret });
+    await expect(keys.load()).rejects.toThrow(/unreachable/);
+    answer({ current: A });
+    await keys.load();
+    expect(keys.keys()).toEqual({ current: A });
+    expect(reads()).toBe(2);
+  });
+
   it('reads a plain-string secret (the format before rings) as the current key', async () => {
     answer(A);
     expect((await source()).keys()).toEqual({ current: A });

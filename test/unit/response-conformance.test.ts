@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allRoutes } from '../../functions/routes';
+import { allRoutes, apiTags } from '../../functions/routes';
 import { ConflictError, ForbiddenError, RateLimitedError, ValidationError } from '../../shared/errors';
 import { buildOpenApi } from '../../shared/http/openapi';
 import { conformingFetch, UndeclaredResponseError } from '../helpers/response-conformance';
@@ -10,7 +10,7 @@ import { conformingFetch, UndeclaredResponseError } from '../helpers/response-co
  * declares pass with their body still unread. The document is the one the service serves.
  */
 
-const document = buildOpenApi(allRoutes(), 'test') as Record<string, unknown>;
+const document = buildOpenApi(allRoutes(), 'test', apiTags()) as Record<string, unknown>;
 const SERVICE = 'http://127.0.0.1:3000';
 const ID = '0190a3c4-7e51-7000-8000-0000000000aa';
 

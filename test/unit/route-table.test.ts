@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { toJSONSchema } from 'zod/v4/core';
-import { allRoutes, routeCatalog, routeTable } from '../../functions/routes';
+import { allRoutes, apiTags, routeCatalog, routeTable } from '../../functions/routes';
 import { buildOpenApi } from '../../shared/http/openapi';
 import { catalogIndex, type RouteCatalog } from '../../shared/http/route-catalog';
 import { indexRoutes } from '../../shared/http/router';
@@ -43,7 +43,7 @@ describe('the route table', () => {
   });
 
   it('documents every route in the OpenAPI document with its responses', () => {
-    const document = buildOpenApi(routes, 'test');
+    const document = buildOpenApi(routes, 'test', apiTags());
     for (const route of routes) {
       const operation = document.paths[route.path]?.[route.method.toLowerCase()] as
         | { operationId: string; responses: Record<string, unknown> }

@@ -24,7 +24,7 @@ const gateways = {
 type GatewayName = keyof typeof gateways;
 
 /**
- * Modules that read a secret by hand (`getSecretString`, shared/secrets.ts), and the variable that
+ * Modules that read a secret (`getSecretString`, shared/secrets.ts), and the variable that
  * names it. A new reader fails the test until it is listed here.
  */
 const secretReaders: Readonly<Record<string, string>> = {
@@ -37,7 +37,7 @@ export interface BundleCalls {
   calls: Map<string, Set<string>>;
   /** Gateway calls and the queue or bucket they name: `queues.send("webhook-deliveries")`. */
   named: { gateway: GatewayName; method: string; resource: string }[];
-  /** Kept modules that read a secret by hand. */
+  /** Kept modules that read a secret. */
   secretReaders: string[];
   /** `*_KMS_KEY_ID` variables the code reads: the keys its KMS calls use. */
   kmsKeyVariables: string[];
