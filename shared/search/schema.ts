@@ -115,6 +115,12 @@ END $$`,
   'ALTER TABLE search_conversation ADD COLUMN IF NOT EXISTS note_tsv tsvector',
   'ALTER TABLE search_conversation ADD COLUMN IF NOT EXISTS phrase_tsv tsvector',
   'ALTER TABLE search_conversation ADD COLUMN IF NOT EXISTS note_phrase_tsv tsvector',
+  // The vectors out of line (TOAST, uncompressed): the rows stay narrow for the scans of filters
+  // and recency, and a vector read is a fetch, not a decompression.
+  'ALTER TABLE search_conversation SET (toast_tuple_target = 128)',
+  ...['tsv', 'note_tsv', 'phrase_tsv', 'note_phrase_tsv'].map(
+    (column) => `ALTER TABLE search_conversation ALTER COLUMN ${column} SET STORAGE EXTERNAL`,
+  ),
   'CREATE INDEX IF NOT EXISTS search_conversation_terms ON search_conversation USING gin (org_id, tsv) WHERE NOT deleted',
   'CREATE INDEX IF NOT EXISTS search_conversation_note_terms ON search_conversation USING gin (org_id, note_tsv) WHERE NOT deleted',
   'CREATE INDEX IF NOT EXISTS search_conversation_pairs ON search_conversation USING gin (org_id, phrase_tsv) WHERE NOT deleted',

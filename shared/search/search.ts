@@ -371,7 +371,8 @@ export async function search(request: SearchRequest): Promise<SearchResult> {
       const i = params.add(after.i);
       rankedAfter = `(w.score, w.last_message_at, w.conversation_id) < (${s}::real, ${l}::timestamptz, ${i})`;
       // A cursor with a score above 0 is within the window: the rest is all still to come.
-      restAfter = `(${s}::real > 0 OR (c.last_message_at, c.conversation_id) < (${l}::timestamptz, ${i}))`;
+      if (!(Number(after.s) > 0))
+        restAfter = `(c.last_message_at, c.conversation_id) < (${l}::timestamptz, ${i})`;
     }
     statement = `WITH w AS MATERIALIZED (
          SELECT c.conversation_id, c.last_message_at, ${scoreSql} AS score
@@ -387,8 +388,10 @@ export async function search(request: SearchRequest): Promise<SearchResult> {
            (SELECT w.conversation_id, w.last_message_at, w.score FROM w WHERE ${rankedAfter}
             ORDER BY w.score DESC, w.last_message_at DESC, w.conversation_id DESC LIMIT ${limit})
            UNION ALL
-           (SELECT c.conversation_id, c.last_message_at, 0::real FROM search_conversation c, edge
-            WHERE ${matching} AND (c.last_message_at, c.conversation_id) < (edge.last_message_at, edge.conversation_id)
+           (SELECT c.conversation_id, c.last_message_at, 0::real FROM search_conversation c
+            WHERE ${matching} AND EXISTS (SELECT 1 FROM edge)
+              AND (c.last_message_at, c.conversation_id)
+                < ((SELECT last_message_at FROM edge), (SELECT conversation_id FROM edge))
               AND ${restAfter}
             ORDER BY c.last_message_at DESC, c.conversation_id DESC LIMIT ${limit})
          ) both_parts ORDER BY score DESC, last_message_at DESC, conversation_id DESC LIMIT ${limit}
