@@ -38,6 +38,8 @@ export interface SearchRequest {
   since?: string | undefined;
   /** Where `total` stops counting (TOTAL_CAP; lower in tests of the cap). */
   totalCap?: number | undefined;
+  /** How many of the newest matches relevance ranks (RANK_WINDOW; lower in tests of the window). */
+  rankWindow?: number | undefined;
 }
 
 export interface SearchMatch {
@@ -361,8 +363,9 @@ export async function search(request: SearchRequest): Promise<SearchResult> {
   if (relevance) {
     // The newest RANK_WINDOW matches, ranked; the older ones after them, newest first, score 0.
     // The order is (score, last_message_at, conversation_id), descending, across both.
-    const window = params.add(RANK_WINDOW);
-    const edge = params.add(RANK_WINDOW - 1);
+    const rankWindow = request.rankWindow ?? RANK_WINDOW;
+    const window = params.add(rankWindow);
+    const edge = params.add(rankWindow - 1);
     let rankedAfter = 'true';
     let restAfter = 'true';
     if (after) {
