@@ -72,23 +72,19 @@ function bucketOf(kind: string, side: string | null): Bucket {
   return WEIGHTS.system;
 }
 
-/** Recomputes the vectors of these conversations of one organization from their live documents. */
-export async function writeConversationTerms(
-  db: pg.Pool | pg.PoolClient | pg.Client,
-  orgId: string,
+/** A live document's words as the index keeps them (`tsv` in tsvector's text form). */
+export interface DocumentWords {
+  conversation_id: string;
+  kind: string;
+  side: string | null;
+  tsv: string;
+}
+
+/** The four vectors (text form) of each conversation, from its live documents. */
+export function vectorsOf(
   conversationIds: readonly string[],
-): Promise<void> {
-  if (conversationIds.length === 0) return;
-  const { rows } = await db.query<{
-    conversation_id: string;
-    kind: string;
-    side: string | null;
-    tsv: string;
-  }>(
-    `SELECT conversation_id, kind, side, tsv::text AS tsv FROM search_document
-     WHERE org_id = $1 AND conversation_id = ANY($2::text[]) AND NOT deleted AND tsv IS NOT NULL`,
-    [orgId, conversationIds],
-  );
+  documents: readonly DocumentWords[],
+): { conversation_id: string; tsv: string; note_tsv: string; phrase_tsv: string; note_phrase_tsv: string }[] {
   const vectors = new Map<string, Vectors>(
     conversationIds.map((id) => [
       id,
@@ -100,7 +96,7 @@ export async function writeConversationTerms(
     buckets.set(bucket, Math.min(cap, (buckets.get(bucket) ?? 0) + 1));
     into.set(lexeme, buckets);
   };
-  for (const row of rows) {
+  for (const row of documents) {
     const target = vectors.get(row.conversation_id);
     if (!target) continue;
     const bucket = bucketOf(row.kind, row.side);
@@ -116,6 +112,27 @@ export async function writeConversationTerms(
     for (const lexeme of seen) add(note ? target.notes : target.words, lexeme, bucket, TERM_FREQUENCY_CAP);
     for (const pair of pairs) add(note ? target.notePairs : target.pairs, pair, bucket, 1);
   }
+  return [...vectors].map(([conversationId, v]) => ({
+    conversation_id: conversationId,
+    tsv: vectorText(v.words),
+    note_tsv: vectorText(v.notes),
+    phrase_tsv: vectorText(v.pairs),
+    note_phrase_tsv: vectorText(v.notePairs),
+  }));
+}
+
+/** Recomputes the vectors of these conversations of one organization from their live documents. */
+export async function writeConversationTerms(
+  db: pg.Pool | pg.PoolClient | pg.Client,
+  orgId: string,
+  conversationIds: readonly string[],
+): Promise<void> {
+  if (conversationIds.length === 0) return;
+  const { rows } = await db.query<DocumentWords>(
+    `SELECT conversation_id, kind, side, tsv::text AS tsv FROM search_document
+     WHERE org_id = $1 AND conversation_id = ANY($2::text[]) AND NOT deleted AND tsv IS NOT NULL`,
+    [orgId, conversationIds],
+  );
   await db.query(
     `UPDATE search_conversation c
      SET tsv = n.tsv::tsvector, note_tsv = n.note_tsv::tsvector, phrase_tsv = n.phrase_tsv::tsvector,
@@ -126,17 +143,6 @@ export async function writeConversationTerms(
        AND (c.tsv IS DISTINCT FROM n.tsv::tsvector OR c.note_tsv IS DISTINCT FROM n.note_tsv::tsvector
          OR c.phrase_tsv IS DISTINCT FROM n.phrase_tsv::tsvector
          OR c.note_phrase_tsv IS DISTINCT FROM n.note_phrase_tsv::tsvector)`,
-    [
-      orgId,
-      JSON.stringify(
-        [...vectors].map(([conversationId, v]) => ({
-          conversation_id: conversationId,
-          tsv: vectorText(v.words),
-          note_tsv: vectorText(v.notes),
-          phrase_tsv: vectorText(v.pairs),
-          note_phrase_tsv: vectorText(v.notePairs),
-        })),
-      ),
-    ],
+    [orgId, JSON.stringify(vectorsOf(conversationIds, rows))],
   );
 }
