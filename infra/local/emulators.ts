@@ -169,7 +169,26 @@ export async function startPostgres(dataDir: string | undefined): Promise<Runnin
     onError: (error: unknown) => logs.push(String(error)),
     // Loopback only, no Unix socket (several stacks on one machine), and no fsync: a development
     // index is rebuilt from the table (npm run search:reindex) if a crash ever loses it.
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=off'],
+    // The rest is what a search of a large tenant needs (docs/decisions.md, "Search: one row per
+    // conversation"): the index in memory (shared_buffers is reserved lazily: a small index costs
+    // little), no JIT (it compiles each search's plan for longer than the plan runs), and no
+    // parallel workers (they take the other core from the functions of the same machine).
+    postgresFlags: [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'fsync=off',
+      '-c',
+      'shared_buffers=1GB',
+      '-c',
+      'jit=off',
+      '-c',
+      'max_parallel_workers_per_gather=0',
+      '-c',
+      'work_mem=16MB',
+    ],
     initdbFlags: ['--encoding=UTF8', '--no-sync'],
   });
   try {

@@ -11,11 +11,18 @@ import {
   textLeaves,
 } from './query';
 import { isMatch, snippetOf, termsOfTsquery, wordsOf } from './snippet';
+import { WEIGHTS } from './terms';
 
 /** `total` is exact up to this many conversations; above it, this number and `totalCapped`. */
 export const TOTAL_CAP = 10_000;
 /** Matches returned per conversation, best first. */
 export const MATCHES_PER_HIT = 3;
+/**
+ * Relevance ranks the newest this many matching conversations; older matches follow them, newest
+ * first, with score 0 (docs/decisions.md, "Search: one row per conversation"). Every match is still
+ * found, counted and paged.
+ */
+export const RANK_WINDOW = 1_000;
 
 export type SearchSort = 'relevance' | 'newest' | 'oldest';
 
@@ -31,6 +38,8 @@ export interface SearchRequest {
   since?: string | undefined;
   /** Where `total` stops counting (TOTAL_CAP; lower in tests of the cap). */
   totalCap?: number | undefined;
+  /** How many of the newest matches relevance ranks (RANK_WINDOW; lower in tests of the window). */
+  rankWindow?: number | undefined;
 }
 
 export interface SearchMatch {
@@ -160,15 +169,76 @@ interface Compiled {
   sql: string;
 }
 
+/** One lexeme, maybe a prefix (`'ship':*`): what a conversation's vectors answer exactly. */
+const SINGLE_LEXEME = /^'(?:''|[^'])*'(?::\*)?$/;
+/** A phrase as phraseto_tsquery gives it when every word counts: `'a' <-> 'b' <-> …`. */
+const PHRASE_CHAIN = /^'(?:''|[^'])*'(?: <-> '(?:''|[^'])*')+$/;
+const LEXEMES = /'((?:''|[^'])*)'/g;
+
+/** The weights of `tsv` (A title, B system, C visitor, D operator message) a scope covers. */
+function weightsOf(scope: Scope): string {
+  const weights: string[] = [];
+  if (scope.kinds.includes('title') && !scope.sides) weights.push(WEIGHTS.title);
+  if (scope.kinds.includes('message')) {
+    if (!scope.sides) weights.push(WEIGHTS.system, WEIGHTS.visitor, WEIGHTS.operator);
+    else for (const side of scope.sides) weights.push(WEIGHTS[side]);
+  }
+  return weights.sort().join('');
+}
+
+/** A tsquery with its lexemes restricted to weights (`'refund':CD`); all four: as it is. */
+function restricted(tsquery: string, weights: string): string {
+  if (weights === 'ABCD') return tsquery;
+  return tsquery.replace(
+    /('(?:''|[^'])*')(:\*)?/g,
+    (_, lexeme: string, star?: string) => `${lexeme}:${star ? '*' : ''}${weights}`,
+  );
+}
+
+interface CompileContext {
+  orgParam: string;
+  params: Params;
+  scope: Scope;
+  /** The scope as SQL on documents `d`, bound on first use. */
+  docScope: () => string;
+  tsqueryOf: Map<TextNode, string>;
+}
+
 /**
- * The condition on a conversation `c` for a node. A text leaf holds when some document of the
- * conversation, within the scope, matches it (a set of ids PostgreSQL computes once from the
- * organization's GIN index); a leaf that analysis emptied (only stop words) holds everywhere.
+ * A text leaf on a conversation `c`. Words and prefixes are one lexeme each: the conversation's
+ * vectors answer them exactly (a GIN lookup, a weight per kind of text for the scope). Phrases
+ * of two or more words are pairs of adjacent words in `phrase_tsv`: exact for two words; a longer
+ * one also matched in the documents of the conversations its pairs found. Anything else (a word
+ * the parser splits, a phrase with stop words inside) is matched in the documents, as before.
  */
-function compile(
-  node: QueryNode,
-  context: { orgParam: string; params: Params; scope: () => string; tsqueryOf: Map<TextNode, string> },
-): Compiled {
+function leafSql(tsquery: string, context: CompileContext): string {
+  const { params, scope } = context;
+  const weights = weightsOf(scope);
+  const notes = scope.kinds.includes('note');
+  const onVectors = (publicColumn: string, noteColumn: string, query: string) => {
+    const parts: string[] = [];
+    if (weights) parts.push(`c.${publicColumn} @@ ${params.add(restricted(query, weights))}::tsquery`);
+    if (notes) parts.push(`c.${noteColumn} @@ ${params.add(query)}::tsquery`);
+    return parts.length ? `(${parts.join(' OR ')})` : 'false';
+  };
+  if (SINGLE_LEXEME.test(tsquery)) return onVectors('tsv', 'note_tsv', tsquery);
+  const inDocuments = () =>
+    `EXISTS (SELECT 1 FROM search_document d WHERE d.org_id = ${context.orgParam} AND d.conversation_id = c.conversation_id AND NOT d.deleted AND d.tsv @@ ${params.add(tsquery)}::tsquery AND ${context.docScope()})`;
+  if (PHRASE_CHAIN.test(tsquery)) {
+    const lexemes = [...tsquery.matchAll(LEXEMES)].map((match) => (match[1] ?? '').replaceAll("''", "'"));
+    const pairs = lexemes.slice(1).map((lexeme, i) => `'${`${lexemes[i]} ${lexeme}`.replaceAll("'", "''")}'`);
+    const onPairs = onVectors('phrase_tsv', 'note_phrase_tsv', [...new Set(pairs)].join(' & '));
+    return lexemes.length === 2 ? onPairs : `(${onPairs} AND ${inDocuments()})`;
+  }
+  return `c.conversation_id IN (SELECT d.conversation_id FROM search_document d WHERE d.org_id = ${context.orgParam} AND NOT d.deleted AND d.tsv @@ ${params.add(tsquery)}::tsquery AND ${context.docScope()})`;
+}
+
+/**
+ * The condition on a conversation `c` for a node. A text leaf holds when some text of the
+ * conversation, within the scope, matches it; a leaf that analysis emptied (only stop words)
+ * holds everywhere.
+ */
+function compile(node: QueryNode, context: CompileContext): Compiled {
   const { params } = context;
   switch (node.type) {
     case 'and':
@@ -182,9 +252,7 @@ function compile(
     case 'phrase': {
       const tsquery = context.tsqueryOf.get(node) ?? '';
       if (tsquery === '') return { sql: 'true' };
-      return {
-        sql: `c.conversation_id IN (SELECT d.conversation_id FROM search_document d WHERE d.org_id = ${context.orgParam} AND NOT d.deleted AND d.tsv @@ ${params.add(tsquery)}::tsquery AND ${context.scope()})`,
-      };
+      return { sql: leafSql(tsquery, context) };
     }
     case 'filter':
       return { sql: filterSql(node, params) };
@@ -260,62 +328,99 @@ export async function search(request: SearchRequest): Promise<SearchResult> {
   // Bound on first use: a parameter the statement never names has no type, and PostgreSQL refuses
   // the statement (a query of filters only has no text term to scope).
   let scoped: string | undefined;
-  const scopeCondition = () => {
+  const docScope = () => {
     scoped ??= scopeSql(scope, params);
     return scoped;
   };
   const where = [`c.org_id = ${orgParam}`, 'NOT c.deleted'];
   if (request.visitorId) where.push(`c.visitor_id = ${params.add(request.visitorId)}`);
   if (request.since) where.push(`c.last_message_at >= ${params.add(request.since)}::timestamptz`);
-  if (rest) where.push(compile(rest, { orgParam, params, scope: scopeCondition, tsqueryOf }).sql);
+  if (rest) where.push(compile(rest, { orgParam, params, scope, docScope, tsqueryOf }).sql);
+  const matching = where.join(' AND ');
 
   const relevance = sort === 'relevance';
-  let scoreSql = 'NULL::real';
-  let scoreJoin = '';
+  let scoreSql = '0::real';
   if (relevance && anyTerm) {
+    // ts_rank over the conversation's vectors: a weight per kind of text in scope (titles count
+    // most), none for the kinds out of it; notes, when in scope, rank as messages.
+    const weights = weightsOf(scope);
+    const weightOf = (weight: string, value: number) => (weights.includes(weight) ? value : 0);
+    const rankWeights = `{${weightOf(WEIGHTS.operator, 0.4)},${weightOf(WEIGHTS.visitor, 0.4)},${weightOf(WEIGHTS.system, 0.4)},${weightOf(WEIGHTS.title, 1)}}`;
     const any = params.add(anyTerm);
-    scoreJoin = `LEFT JOIN (SELECT d.conversation_id, max(ts_rank_cd(d.tsv, ${any}::tsquery)) AS score
-        FROM search_document d
-        WHERE d.org_id = ${orgParam} AND NOT d.deleted AND d.tsv @@ ${any}::tsquery AND ${scopeCondition()}
-        GROUP BY d.conversation_id) s ON s.conversation_id = c.conversation_id`;
-    scoreSql = 'coalesce(s.score, 0)::real';
-  } else if (relevance) scoreSql = '0::real';
-
-  let pageWhere = 'true';
-  if (after) {
-    const l = params.add(after.l);
-    const i = params.add(after.i);
-    if (relevance)
-      pageWhere = `(m.score, m.last_message_at, m.conversation_id) < (${params.add(after.s)}::real, ${l}::timestamptz, ${i})`;
-    else if (sort === 'newest')
-      pageWhere = `(m.last_message_at, m.conversation_id) < (${l}::timestamptz, ${i})`;
-    else pageWhere = `(m.last_message_at, m.conversation_id) > (${l}::timestamptz, ${i})`;
+    const parts: string[] = [];
+    if (weights) parts.push(`ts_rank('${rankWeights}'::real[], coalesce(c.tsv, ''), ${any}::tsquery)`);
+    if (scope.kinds.includes('note'))
+      parts.push(`ts_rank('{0.4,0.4,0.4,0.4}'::real[], coalesce(c.note_tsv, ''), ${any}::tsquery)`);
+    if (parts.length) scoreSql = `(${parts.join(' + ')})::real`;
   }
-  const order =
-    sort === 'oldest'
-      ? 'm.last_message_at ASC, m.conversation_id ASC'
-      : relevance
-        ? 'm.score DESC, m.last_message_at DESC, m.conversation_id DESC'
-        : 'm.last_message_at DESC, m.conversation_id DESC';
+
   const limit = params.add(request.limit + 1);
   const totalCap = request.totalCap ?? TOTAL_CAP;
   const cap = params.add(totalCap + 1);
+  // The exact count stops at the cap: the conversations' GIN indexes answer it without ranking.
+  const countSql = `(SELECT count(*) FROM (SELECT 1 FROM search_conversation c WHERE ${matching} LIMIT ${cap}) capped)`;
+  let statement: string;
+  if (relevance) {
+    // The newest RANK_WINDOW matches, ranked; the older ones after them, newest first, score 0.
+    // The order is (score, last_message_at, conversation_id), descending, across both.
+    const rankWindow = request.rankWindow ?? RANK_WINDOW;
+    const window = params.add(rankWindow);
+    const edge = params.add(rankWindow - 1);
+    let rankedAfter = 'true';
+    let restAfter = 'true';
+    if (after) {
+      const s = params.add(after.s);
+      const l = params.add(after.l);
+      const i = params.add(after.i);
+      rankedAfter = `(w.score, w.last_message_at, w.conversation_id) < (${s}::real, ${l}::timestamptz, ${i})`;
+      // A cursor with a score above 0 is within the window: the rest is all still to come.
+      if (!(Number(after.s) > 0))
+        restAfter = `(c.last_message_at, c.conversation_id) < (${l}::timestamptz, ${i})`;
+    }
+    statement = `WITH w AS MATERIALIZED (
+         SELECT c.conversation_id, c.last_message_at, ${scoreSql} AS score
+         FROM search_conversation c WHERE ${matching}
+         ORDER BY c.last_message_at DESC, c.conversation_id DESC LIMIT ${window}
+       ), edge AS (
+         SELECT last_message_at, conversation_id FROM w
+         ORDER BY last_message_at DESC, conversation_id DESC OFFSET ${edge} LIMIT 1
+       )
+       SELECT ${countSql} AS total, p.conversation_id, p.last_message_at, p.score
+       FROM (SELECT 1) one LEFT JOIN LATERAL (
+         SELECT * FROM (
+           (SELECT w.conversation_id, w.last_message_at, w.score FROM w WHERE ${rankedAfter}
+            ORDER BY w.score DESC, w.last_message_at DESC, w.conversation_id DESC LIMIT ${limit})
+           UNION ALL
+           (SELECT c.conversation_id, c.last_message_at, 0::real FROM search_conversation c
+            WHERE ${matching} AND EXISTS (SELECT 1 FROM edge)
+              AND (c.last_message_at, c.conversation_id)
+                < ((SELECT last_message_at FROM edge), (SELECT conversation_id FROM edge))
+              AND ${restAfter}
+            ORDER BY c.last_message_at DESC, c.conversation_id DESC LIMIT ${limit})
+         ) both_parts ORDER BY score DESC, last_message_at DESC, conversation_id DESC LIMIT ${limit}
+       ) p ON true`;
+  } else {
+    const newest = sort === 'newest';
+    let pageWhere = 'true';
+    if (after) {
+      const l = params.add(after.l);
+      const i = params.add(after.i);
+      pageWhere = `(c.last_message_at, c.conversation_id) ${newest ? '<' : '>'} (${l}::timestamptz, ${i})`;
+    }
+    const direction = newest ? 'DESC' : 'ASC';
+    statement = `SELECT ${countSql} AS total, p.conversation_id, p.last_message_at, NULL::real AS score
+       FROM (SELECT 1) one LEFT JOIN LATERAL (
+         SELECT c.conversation_id, c.last_message_at FROM search_conversation c
+         WHERE ${matching} AND ${pageWhere}
+         ORDER BY c.last_message_at ${direction}, c.conversation_id ${direction} LIMIT ${limit}
+       ) p ON true`;
+  }
   const { rows } = await searchPool().query<{
     total: string;
     conversation_id: string | null;
     last_message_at: Date | null;
     score: number | null;
-  }>(
-    `WITH m AS MATERIALIZED (
-       SELECT c.conversation_id, c.last_message_at, ${scoreSql} AS score
-       FROM search_conversation c ${scoreJoin}
-       WHERE ${where.join(' AND ')}
-     )
-     SELECT t.total, p.conversation_id, p.last_message_at, p.score
-     FROM (SELECT count(*) AS total FROM (SELECT 1 FROM m LIMIT ${cap}) capped) t
-     LEFT JOIN LATERAL (SELECT * FROM m WHERE ${pageWhere} ORDER BY ${order} LIMIT ${limit}) p ON true`,
-    params.values,
-  );
+  }>(statement, params.values);
   const totalCount = Number(rows[0]?.total ?? 0);
   const found = rows.filter((row) => row.conversation_id !== null);
   const page = found.slice(0, request.limit);

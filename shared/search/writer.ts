@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { type ConversationRow, type DocumentRow, type IndexRow, type OrgRow, rowKey } from './projection';
+import { writeConversationTerms } from './terms';
 
 /**
  * Writes projected rows into the index, at least once and in any order: a row replaces the stored
@@ -39,11 +40,19 @@ async function writeOrgs(db: pg.Pool | pg.PoolClient, rows: OrgRow[]): Promise<v
     );
     const written = changed[0];
     // A new language re-stems every text of the organization (rare: an administrator's setting).
-    if (written?.previous && written.previous !== written.config)
+    if (written?.previous && written.previous !== written.config) {
       await db.query(
         `UPDATE search_document SET tsv = ${VECTOR_SQL('$2::regconfig', 'body')} WHERE org_id = $1 AND NOT deleted`,
         [row.orgId, row.config],
       );
+      const { rows: all } = await db.query<{ ids: string[] }>(
+        'SELECT coalesce(array_agg(conversation_id), ARRAY[]::text[]) AS ids FROM search_conversation WHERE org_id = $1',
+        [row.orgId],
+      );
+      const ids = all[0]?.ids ?? [];
+      for (let start = 0; start < ids.length; start += 500)
+        await writeConversationTerms(db, row.orgId, ids.slice(start, start + 500));
+    }
   }
 }
 
@@ -153,4 +162,21 @@ export async function writeRows(db: pg.Pool | pg.PoolClient, rows: readonly Inde
     db,
     latest.filter((row): row is DocumentRow => row.table === 'document'),
   );
+  await writeTermsOf(db, latest);
+}
+
+/**
+ * Recomputes the words of every conversation the batch touched from its documents (a conversation
+ * row that arrives after its messages gets them too). Derived, never patched: a record handled late
+ * or twice leaves the same vectors.
+ */
+async function writeTermsOf(db: pg.Pool | pg.PoolClient, rows: readonly IndexRow[]): Promise<void> {
+  const byOrg = new Map<string, Set<string>>();
+  for (const row of rows) {
+    if (row.table === 'org') continue;
+    const ids = byOrg.get(row.orgId) ?? new Set<string>();
+    ids.add(row.conversationId);
+    byOrg.set(row.orgId, ids);
+  }
+  for (const [orgId, ids] of byOrg) await writeConversationTerms(db, orgId, [...ids]);
 }

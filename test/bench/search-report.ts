@@ -26,7 +26,7 @@ export function reportSearch(result: SearchResult, verdicts: Verdict[]): void {
   const st = result.storage;
   const total = st.documentBytes + st.conversationBytes;
   console.log(
-    `  write cost: 1 index row per message (+1 conversation row and 1 title row per conversation): ${n(st.documents)} document rows, ${n(st.conversations)} conversation rows;` +
+    `  write cost: 1 index row per message (+1 conversation row, with the conversation's word and word-pair vectors, and 1 title row per conversation): ${n(st.documents)} document rows, ${n(st.conversations)} conversation rows;` +
       ` ${mib(total)} in all = ${n(total / st.messageDocuments)} B per message (documents ${mib(st.documentBytes)}: heap+TOAST ${mib(st.documentHeapBytes)}, indexes ${mib(st.documentIndexBytes)} of which the GIN terms index ${mib(st.termsIndexBytes)}; conversations ${mib(st.conversationBytes)})`,
   );
   const lagOk = result.lag.p99 <= SEARCH_TARGETS.lagP99Ms;
@@ -39,7 +39,7 @@ export function reportSearch(result: SearchResult, verdicts: Verdict[]): void {
     `  ${mark(lagOk)} index lag (the message's createdAt → the first search that finds it, polled every 50 ms, ${result.lag.count} samples, 5 conversations at a time): p50 ${n(result.lag.p50)} ms, p99 ${n(result.lag.p99)} ms, max ${n(result.lag.max)} ms; the POSTs took p50 ${n(result.postMs.p50)} ms (load ${result.load.lag})`,
   );
   console.log(
-    `  queries through the HTTP API (limit 20, ${result.queries[0]?.ms.count ?? 0} runs each after 3 warm-ups; load ${result.load.queries}):`,
+    `  queries through the HTTP API (limit 20, ${result.queries[0]?.ms.count ?? 0} runs each after 3 warm-ups; relevance ranks the newest 1,000 matches (RANK_WINDOW); load ${result.load.queries}):`,
   );
   console.log(
     table(

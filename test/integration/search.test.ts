@@ -401,3 +401,58 @@ describe('total', () => {
     expect(capped.nextCursor).not.toBeNull();
   });
 });
+
+describe('one row per conversation', () => {
+  it('a phrase matches adjacent words of one text, never across two messages', async () => {
+    const word = marker();
+    const within = await conversation(`${word} where is my tracking number please`);
+    const across = await conversation(`${word} I lost the tracking`);
+    await post(across, 'number nine is what I wrote');
+    await searchUntil(word, (page) => page.total === 2);
+    expect(ids((await search(`${word} "tracking number"`)).body)).toEqual([within]);
+    expect(ids((await search(`${word} "my tracking number"`)).body)).toEqual([within]);
+    expect(ids((await search(`${word} "tracking number please"`)).body)).toEqual([within]);
+    expect(ids((await search(`${word} "number please"`)).body)).toEqual([within]);
+    expect(ids((await search(`${word} tracking number`)).body)).toEqual([within, across].sort());
+  });
+
+  it('from: and in: match words only in those texts of a conversation', async () => {
+    const word = marker();
+    const asked = await conversation(`${word} my parcel arrived broken`);
+    await post(asked, `${word} we will send a replacement`);
+    await searchUntil(`${word} replacement`, (page) => page.total === 1);
+    expect(ids((await search(`${word} parcel from:visitor`)).body)).toEqual([asked]);
+    expect((await search(`${word} parcel from:operator`)).body.total).toBe(0);
+    expect(ids((await search(`${word} replacement from:operator`)).body)).toEqual([asked]);
+    expect((await search(`${word} replacement from:visitor`)).body.total).toBe(0);
+    expect((await search(`${word} replacement in:title`)).body.total).toBe(0);
+  });
+
+  it('relevance ranks the newest matches; older ones follow newest first with score 0, all paged', async () => {
+    const word = marker();
+    const made: string[] = [];
+    for (let i = 0; i < 4; i++) made.push(await conversation(`${word} item ${i}`));
+    await searchUntil(word, (page) => page.total === 4);
+    const { search: searchIndex } = await import('../../shared/search/search');
+    // The same statement the function runs, with RANK_WINDOW lowered to 2: the two newest ranked.
+    const request = { orgId: tenant.orgId, q: word, limit: 1, rankWindow: 2 };
+    const seen: { id: string; score: number | null }[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await searchIndex({ ...request, cursor });
+      expect(page.total).toBe(4);
+      seen.push(...page.hits.map((hit) => ({ id: hit.conversationId, score: hit.score })));
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    expect(seen.map((hit) => hit.id).sort()).toEqual([...made].sort());
+    // Newest two first (by score), then the older two, newest first, score 0.
+    expect(new Set(seen.slice(0, 2).map((hit) => hit.id))).toEqual(new Set([made[2], made[3]]));
+    expect(seen.slice(0, 2).every((hit) => (hit.score ?? 0) > 0)).toBe(true);
+    expect(seen.slice(2)).toEqual([
+      { id: made[1], score: 0 },
+      { id: made[0], score: 0 },
+    ]);
+    // Equal scores: the newest first.
+    expect(seen[0]?.id).toBe(made[3]);
+  });
+});
