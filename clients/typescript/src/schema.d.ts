@@ -779,7 +779,7 @@ export interface paths {
         };
         /**
          * Search conversations
-         * @description Finds conversations by what was said in them (titles, messages, and internal notes for keys and operators) and by their fields. Relevance order by default when `q` has text terms (ties: newest `lastMessageAt`), else newest first; `total` is exact up to 10,000. A change is searchable within 5 s. Visitors search their own conversations only, never notes. A query that does not parse is 422 with `details.field` = `q` and `details.offset`; a cursor used with another `q` or `sort` is 400.
+         * @description Finds conversations by what was said in them (titles, messages, and internal notes for keys and operators) and by their fields. Relevance order by default when `q` has text terms (ties: newest `lastMessageAt`), else newest first; relevance ranks the newest 1,000 matching conversations, and when more match, the older ones follow them newest first with `score` 0 (every match is still reached by the cursor); `total` is exact up to 10,000. A change is searchable within 5 s. Visitors search their own conversations only, never notes. A query that does not parse is 422 with `details.field` = `q` and `details.offset`; a cursor used with another `q` or `sort` is 400.
          *
          *     Callers: apiKey, operator, visitor. Scope: `conversations:read`.
          */
@@ -2608,7 +2608,7 @@ export interface components {
         };
         SearchHit: {
             conversation: components["schemas"]["Conversation"];
-            /** @description The relevance; null unless sorted by relevance */
+            /** @description The relevance; 0 for a match older than the newest 1,000 ranked; null unless sorted by relevance */
             score: number | null;
             /** @description At most 3, best first */
             matches: components["schemas"]["SearchMatch"][];
