@@ -50,7 +50,8 @@ export const searchHit = named('SearchHit', () =>
   z.object({
     conversation,
     score: documented(z.nullable(z.number()), {
-      description: 'The relevance; 0 for a match older than the newest 1,000 ranked; null unless sorted by relevance',
+      description:
+        'The relevance; 0 for a match older than the newest 1,000 ranked; null unless sorted by relevance',
     }),
     matches: documented(z.array(searchMatch), { description: 'At most 3, best first' }),
   }),

@@ -5,6 +5,7 @@ import { lambdaContext } from '../../infra/local/lambda-event';
 import { call, createApiKey, createTenant, createVisitor, type Tenant } from '../helpers/api';
 import { eventually } from '../helpers/eventually';
 import { useInProcessStack } from '../helpers/in-process-stack';
+import { sqsRecord } from '../helpers/worker-faults';
 
 useInProcessStack();
 
@@ -178,22 +179,11 @@ describe('bulk delete', () => {
     const send = vi.spyOn(queues, 'send').mockImplementation(async (_queue, body) => {
       handedOver.push(body);
     });
-    const sqsRecord = (body: unknown) => ({
-      messageId: crypto.randomUUID(),
-      receiptHandle: 'test',
-      body: JSON.stringify(body),
-      attributes: {} as never,
-      messageAttributes: {},
-      md5OfBody: '',
-      eventSource: 'aws:sqs',
-      eventSourceARN: 'arn:aws:sqs:local:000000000000:conversation-purge',
-      awsRegion: 'us-east-1',
-    });
     try {
       // A worker with no time left does one page, then hands the rest back to the queue.
       const hurried = { ...lambdaContext('purge'), getRemainingTimeInMillis: () => 0 };
       const first = await handler(
-        { Records: [sqsRecord({ orgId: tenant.orgId, conversationId: id })] },
+        { Records: [sqsRecord('conversation-purge', { orgId: tenant.orgId, conversationId: id })] },
         hurried,
       );
       expect(first.batchItemFailures).toEqual([]);
@@ -203,14 +193,20 @@ describe('bulk delete', () => {
       ]);
 
       // The continuation, delivered to a worker with time to spare, finishes the job.
-      const second = await handler({ Records: [sqsRecord(handedOver[0])] }, lambdaContext('purge'));
+      const second = await handler(
+        { Records: [sqsRecord('conversation-purge', handedOver[0])] },
+        lambdaContext('purge'),
+      );
       expect(second.batchItemFailures).toEqual([]);
       expect((await storedMessages(id)).every((item) => item.deletedAt)).toBe(true);
       expect(handedOver).toHaveLength(1);
       // A poison message fails alone, to be retried and then dead-lettered (its error log is expected).
       const { logger } = await import('../../shared/logger');
       const quiet = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
-      const poison = await handler({ Records: [sqsRecord({ nonsense: true })] }, lambdaContext('purge'));
+      const poison = await handler(
+        { Records: [sqsRecord('conversation-purge', { nonsense: true })] },
+        lambdaContext('purge'),
+      );
       quiet.mockRestore();
       expect(poison.batchItemFailures).toHaveLength(1);
     } finally {

@@ -7,13 +7,13 @@ import {
   PutCommand,
   QueryCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { lambdaContext } from '../../infra/local/lambda-event';
 import { keys } from '../../shared/db/keys';
 import { call, createTenant, createVisitor, type Tenant } from '../helpers/api';
 import { eventually } from '../helpers/eventually';
 import { useInProcessStack } from '../helpers/in-process-stack';
+import { crashOnNth, sqsRecord } from '../helpers/worker-faults';
 
 /**
  * The purge of a soft-deleted conversation leaves none of its text in the table: messages are
@@ -225,24 +225,8 @@ describe('the purge of a deleted conversation', () => {
       handedOver.push(body as { after?: string });
     });
     // The first batch of revision deletes dies, as a worker would mid-step; its error log is expected.
-    const original = db.send.bind(db) as (command: unknown) => Promise<unknown>;
-    let crashed = 0;
-    const crash = vi.spyOn(db, 'send').mockImplementation(((command: unknown) => {
-      if (command instanceof BatchWriteCommand && crashed++ === 0) return Promise.reject(new Error('crash'));
-      return original(command);
-    }) as never);
+    const crash = crashOnNth(db, BatchWriteCommand, 1);
     const quiet = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
-    const sqsRecord = (body: unknown): SQSRecord => ({
-      messageId: crypto.randomUUID(),
-      receiptHandle: 'test',
-      body: JSON.stringify(body),
-      attributes: {} as never,
-      messageAttributes: {},
-      md5OfBody: '',
-      eventSource: 'aws:sqs',
-      eventSourceARN: 'arn:aws:sqs:local:000000000000:conversation-purge',
-      awsRegion: 'us-east-1',
-    });
     try {
       // A worker with no time left does one step, then hands the rest back to the queue.
       const hurried = { ...lambdaContext('purge'), getRemainingTimeInMillis: () => 0 };
@@ -251,7 +235,7 @@ describe('the purge of a deleted conversation', () => {
       for (let steps = 0; ; steps++) {
         expect(steps).toBeLessThan(20);
         const seen = handedOver.length;
-        const result = await handler({ Records: [sqsRecord(job)] }, hurried);
+        const result = await handler({ Records: [sqsRecord('conversation-purge', job)] }, hurried);
         // A failed step is redelivered as it was: SQS would send the same message again.
         if (result.batchItemFailures.length) failures++;
         else if (handedOver.length > seen) job = handedOver.at(-1);
@@ -287,7 +271,7 @@ describe('the purge of a deleted conversation', () => {
 
       // The whole job again, from the start and with time to spare: it finds nothing left to do.
       const again = await handler(
-        { Records: [sqsRecord({ orgId: tenant.orgId, conversationId: id })] },
+        { Records: [sqsRecord('conversation-purge', { orgId: tenant.orgId, conversationId: id })] },
         lambdaContext('purge'),
       );
       expect(again.batchItemFailures).toEqual([]);

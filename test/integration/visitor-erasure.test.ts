@@ -7,13 +7,13 @@ import {
   PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { lambdaContext } from '../../infra/local/lambda-event';
 import { keys } from '../../shared/db/keys';
 import { call, createTenant, createVisitor, type Tenant } from '../helpers/api';
 import { eventually } from '../helpers/eventually';
 import { useInProcessStack } from '../helpers/in-process-stack';
+import { crashOnNth, sqsRecord } from '../helpers/worker-faults';
 
 /**
  * DELETE /api/visitors/{id}: the erasure (GDPR). The profile is cleared at once; the stream hands
@@ -323,23 +323,7 @@ describe('DELETE /api/visitors/{id}', () => {
       handedOver.push(body as { after?: string });
     });
     const quiet = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
-    const original = db.send.bind(db) as (command: unknown) => Promise<unknown>;
-    let writes = 0;
-    const crash = vi.spyOn(db, 'send').mockImplementation(((command: unknown) => {
-      if (command instanceof UpdateCommand && ++writes === 40) return Promise.reject(new Error('crash'));
-      return original(command);
-    }) as never);
-    const sqsRecord = (body: unknown): SQSRecord => ({
-      messageId: crypto.randomUUID(),
-      receiptHandle: 'test',
-      body: JSON.stringify(body),
-      attributes: {} as never,
-      messageAttributes: {},
-      md5OfBody: '',
-      eventSource: 'aws:sqs',
-      eventSourceARN: 'arn:aws:sqs:local:000000000000:visitor-jobs',
-      awsRegion: 'us-east-1',
-    });
+    const crash = crashOnNth(db, UpdateCommand, 40);
     try {
       const hurried = { ...lambdaContext('visitor-jobs'), getRemainingTimeInMillis: () => 0 };
       let job: unknown = { orgId: tenant.orgId, visitorId: id, kind: 'erase' };
@@ -347,7 +331,7 @@ describe('DELETE /api/visitors/{id}', () => {
       for (let steps = 0; ; steps++) {
         expect(steps).toBeLessThan(30);
         const seen = handedOver.length;
-        const result = await handler({ Records: [sqsRecord(job)] }, hurried);
+        const result = await handler({ Records: [sqsRecord('visitor-jobs', job)] }, hurried);
         // A failed step is redelivered as it was: SQS would send the same message again.
         if (result.batchItemFailures.length) failures++;
         else if (handedOver.length > seen) job = handedOver.at(-1);

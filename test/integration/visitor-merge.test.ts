@@ -6,13 +6,13 @@ import {
   PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { lambdaContext } from '../../infra/local/lambda-event';
 import { keys } from '../../shared/db/keys';
 import { call, createTenant, createVisitor, type Tenant } from '../helpers/api';
 import { eventually } from '../helpers/eventually';
 import { useInProcessStack } from '../helpers/in-process-stack';
+import { crashOnNth, sqsRecord } from '../helpers/worker-faults';
 
 /**
  * POST /api/visitors/{id}/merge: the source's conversations move to the target, its profile
@@ -257,23 +257,7 @@ describe('POST /api/visitors/{id}/merge', () => {
     });
     const quiet = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
     // The 30th conversation write dies, as a worker would mid-page.
-    const original = db.send.bind(db) as (command: unknown) => Promise<unknown>;
-    let writes = 0;
-    const crash = vi.spyOn(db, 'send').mockImplementation(((command: unknown) => {
-      if (command instanceof UpdateCommand && ++writes === 30) return Promise.reject(new Error('crash'));
-      return original(command);
-    }) as never);
-    const sqsRecord = (body: unknown): SQSRecord => ({
-      messageId: crypto.randomUUID(),
-      receiptHandle: 'test',
-      body: JSON.stringify(body),
-      attributes: {} as never,
-      messageAttributes: {},
-      md5OfBody: '',
-      eventSource: 'aws:sqs',
-      eventSourceARN: 'arn:aws:sqs:local:000000000000:visitor-jobs',
-      awsRegion: 'us-east-1',
-    });
+    const crash = crashOnNth(db, UpdateCommand, 30);
     try {
       await expect(
         visitorMerge.moveConversations(tenant.orgId, source.visitor.id, performance.now() + 60_000),
@@ -290,7 +274,7 @@ describe('POST /api/visitors/{id}/merge', () => {
         invocations++;
         expect(invocations).toBeLessThan(10);
         const seen = handedOver.length;
-        const result = await handler({ Records: [sqsRecord(job)] }, hurried);
+        const result = await handler({ Records: [sqsRecord('visitor-jobs', job)] }, hurried);
         expect(result.batchItemFailures).toEqual([]);
         const next = handedOver.slice(seen);
         if (next.some((body) => body.after === 'sweep')) break;
