@@ -579,7 +579,13 @@ if (flow) {
       flow.stages.map((stage) => {
         // A stage the probe saw no sample of (e.g. no waiting at all) has no figures.
         const ms = (value: number | null | undefined) => (typeof value === 'number' ? value.toFixed(1) : '–');
-        return [stage.name, ms(stage.ms.p50), ms(stage.ms.p99), ms(stage.ms.max), stage.what];
+        return [
+          stage.name,
+          ms(stage.ms.p50 * 1e6),
+          ms(stage.ms.p99 * 1e6),
+          ms(stage.ms.max * 1e6),
+          stage.what,
+        ];
       }),
     ),
   );
@@ -714,7 +720,7 @@ if (uploadComplete?.status === 200) {
   const added = uploadComplete.peakRss - uploadComplete.baselineRss;
   const ok = added < uploadComplete.bytes;
   console.log(
-    `  ${mark(ok)} ${mib(uploadComplete.bytes)} checked in ${ms(uploadComplete.elapsedMs)}; peak RSS ${mib(uploadComplete.peakRss)} (before ${mib(uploadComplete.baselineRss)}, +${mib(added)}: less than the file)`,
+    `  ${mark(ok)} ${mib(uploadComplete.bytes)} checked in ${ms(uploadComplete.elapsedMs * 1e6)}; peak RSS ${mib(uploadComplete.peakRss)} (before ${mib(uploadComplete.baselineRss)}, +${mib(added)}: less than the file)`,
   );
   console.log(
     '  HEAD, a ranged GET of the first 64 KiB, the object streamed through SHA-256, a copy under files/ (by S3), the conditional UpdateItem, the pending object deleted; the bytes are put by multipart (the emulator refuses single bodies over 11 MiB)',
