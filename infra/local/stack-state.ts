@@ -99,6 +99,20 @@ export function readStackState(file: string = DEFAULT_STATE_FILE): StackState | 
   return state as StackState;
 }
 
+/**
+ * For an operations command run beside `npm start` (no `TABLE_NAME` set): the running local
+ * stack's environment (table, endpoints) and placeholder credentials, where the shell sets none.
+ * Throws when there is neither.
+ */
+export function useLocalStackEnvironment(): void {
+  if (process.env.TABLE_NAME) return;
+  const state = readStackState();
+  if (!state) throw new Error('No running local stack (npm start) and no TABLE_NAME: see --help');
+  for (const [name, value] of Object.entries(state.env)) process.env[name] ??= value;
+  process.env.AWS_ACCESS_KEY_ID ??= 'local';
+  process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
+}
+
 /** Removes the state file if it still describes this process's stack (a newer `npm start` may own it). */
 export function removeStackState(file: string = DEFAULT_STATE_FILE, pid: number = process.pid): void {
   try {

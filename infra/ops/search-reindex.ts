@@ -1,4 +1,4 @@
-import { readStackState } from '../local/stack-state';
+import { useLocalStackEnvironment } from '../local/stack-state';
 
 const HELP = `npm run search:reindex -- [--org <id>]... [--fresh]
 
@@ -27,13 +27,7 @@ async function main(): Promise<void> {
     else if (arg === '--fresh') fresh = true;
     else throw new Error(`Unknown argument ${arg}\n\n${HELP}`);
   }
-  if (!process.env.TABLE_NAME) {
-    const state = readStackState();
-    if (!state) throw new Error('No running local stack (npm start) and no TABLE_NAME: see --help');
-    for (const [name, value] of Object.entries(state.env)) process.env[name] ??= value;
-    process.env.AWS_ACCESS_KEY_ID ??= 'local';
-    process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
-  }
+  useLocalStackEnvironment();
   // Imported only now: the data layer reads its configuration at load.
   const { rebuildIndex } = await import('../../shared/search/rebuild');
   const { closeSearchPool } = await import('../../shared/search/connection');

@@ -1,4 +1,4 @@
-import { readStackState } from '../local/stack-state';
+import { useLocalStackEnvironment } from '../local/stack-state';
 
 const HELP = `npm run visitors:backfill
 
@@ -18,13 +18,7 @@ async function main(): Promise<void> {
     return;
   }
   if (args.length > 0) throw new Error(`Unknown argument ${args[0]}\n\n${HELP}`);
-  if (!process.env.TABLE_NAME) {
-    const state = readStackState();
-    if (!state) throw new Error('No running local stack (npm start) and no TABLE_NAME: see --help');
-    for (const [name, value] of Object.entries(state.env)) process.env[name] ??= value;
-    process.env.AWS_ACCESS_KEY_ID ??= 'local';
-    process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
-  }
+  useLocalStackEnvironment();
   // Imported only now: the data layer reads its configuration at load.
   const { backfillVisitorKeys } = await import('../../shared/db/visitor-backfill');
   const t0 = Date.now();
