@@ -1,4 +1,4 @@
-import { get, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 
 /**
  * Secrets Manager's `GetSecretValue` through the AWS Parameters and Secrets Lambda Extension: a
@@ -15,6 +15,9 @@ import { get, type IncomingMessage } from 'node:http';
  * Lambda answers on this port only while a function is invoked, never in its init phase: read
  * secrets on first use (see `beforeFirstInvoke` in shared/invoke-ready.ts), not at module load.
  */
+
+/** Not an ES import: on Node 22 that loads undici at module load (docs/decisions.md, "node:http and ICU at import"). */
+const { get } = process.getBuiltinModule('node:http');
 
 /** The extension's cache lifetime (its maximum; AWS's default). */
 export const SECRET_CACHE_SECONDS = 300;

@@ -5,7 +5,7 @@ import { countConversations, type ExportFilters, operatorNames } from '../../sha
 import { auditActorOf, orgAudit } from '../../shared/db/org-audit';
 import { ValidationError } from '../../shared/errors';
 import { conversationExport, type ExportFormat } from '../../shared/exports/conversation-export';
-import { phoneRegions, redactPii } from '../../shared/exports/redact';
+import { piiRedactor } from '../../shared/exports/redact';
 import { attachmentName, contentDisposition } from '../../shared/exports/transcript';
 import type { StreamedReply } from '../../shared/http/route';
 import { route } from '../../shared/http/route';
@@ -19,6 +19,7 @@ import {
   exportConversationsQuery,
 } from '../../shared/schemas/export';
 import type { Organization } from '../../shared/schemas/organization';
+import { thousands } from '../../shared/thousands';
 import { historyCutoff } from '../conversations/access';
 
 const exportedExample: ExportedConversation = {
@@ -45,7 +46,7 @@ const exportedExample: ExportedConversation = {
 
 const SHARED_DESCRIPTION = [
   'Streamed as it is read (a large export starts at once and never sits whole in memory); the answer is an attachment (`Content-Disposition`).',
-  `The conversations it matches are counted first: more than the row limit (\`EXPORT_ROW_LIMIT\`, default ${configDefaults.exportRowLimit.toLocaleString('en-US')}) is 422 \`details.reason = "row_limit_exceeded"\` before any byte. Newest \`lastMessageAt\` first; conversations outside the history window are left out.`,
+  `The conversations it matches are counted first: more than the row limit (\`EXPORT_ROW_LIMIT\`, default ${thousands(configDefaults.exportRowLimit)}) is 422 \`details.reason = "row_limit_exceeded"\` before any byte. Newest \`lastMessageAt\` first; conversations outside the history window are left out.`,
   "JSON is one array of conversations, each with `operatorName` and every message oldest first. CSV has one row per conversation, its messages flattened into the `messages` cell (one line per message: `[createdAt] sender: text`); cells a spreadsheet would read as formulas start with `'`.",
   "`redact_pii=true` masks e-mail addresses and phone numbers (international forms, and national forms of the countries of the organization's locales) in message text as `[email redacted]` / `[phone redacted]`.",
   'Each export is audited when it ends (who, filters, rows, bytes, completed or not). Exports are not idempotent: after a timeout, check what arrived before asking again. A failure after the first byte breaks the connection (a JSON array is left unclosed), never ending as a file that looks complete.',
@@ -90,14 +91,14 @@ async function startExport(request: ExportRequest): Promise<StreamedReply> {
       { reason: 'row_limit_exceeded', limit },
     );
   }
-  const regions = request.redact ? phoneRegions(organization.locales) : undefined;
+  const redact = request.redact ? await piiRedactor(organization.locales) : undefined;
   const startedAt = clock.nowIso();
   const body = conversationExport({
     orgId: caller.orgId,
     filters: bounded,
     format: request.format,
     names,
-    redact: regions ? (text) => redactPii(text, regions) : undefined,
+    redact,
     maxRows: limit,
     onEnd: async (summary) => {
       publishExportMetrics(summary.rows, summary.bytes);

@@ -31,6 +31,7 @@ import {
   exportJobAccepted,
   transcriptQuery,
 } from '../../shared/schemas/export';
+import { thousands } from '../../shared/thousands';
 import { loadConversation } from '../conversations/access';
 
 export const TRANSCRIPT_COLUMNS = [
@@ -214,7 +215,7 @@ export const emailTranscript = route({
   path: '/api/conversations/{id}/transcript',
   operationId: 'emailTranscript',
   summary: 'Send a conversation transcript by e-mail',
-  description: `Sends the transcript to \`email\` (a text and an HTML part): messages oldest first, internal notes and deleted messages left out, at most ${TRANSCRIPT_MAX_MESSAGES.toLocaleString('en-US')} messages, then a notice that the transcript is truncated (\`truncated: true\`). The conversation must be inside the history window (else 403 \`outside_history_window\`). Visitors cannot use it. Each organization may send \`TRANSCRIPT_EMAILS_PER_HOUR\` transcript e-mails an hour (default ${configDefaults.transcriptEmailsPerHour}); beyond that 429 \`details.reason = "transcript_email_limit"\` with \`Retry-After\` (the end of the hour).`,
+  description: `Sends the transcript to \`email\` (a text and an HTML part): messages oldest first, internal notes and deleted messages left out, at most ${thousands(TRANSCRIPT_MAX_MESSAGES)} messages, then a notice that the transcript is truncated (\`truncated: true\`). The conversation must be inside the history window (else 403 \`outside_history_window\`). Visitors cannot use it. Each organization may send \`TRANSCRIPT_EMAILS_PER_HOUR\` transcript e-mails an hour (default ${configDefaults.transcriptEmailsPerHour}); beyond that 429 \`details.reason = "transcript_email_limit"\` with \`Retry-After\` (the end of the hour).`,
   tag: 'Exports',
   scope: 'conversations:read',
   callers: ['apiKey', 'operator'],

@@ -1,4 +1,4 @@
-import { type CountryCode, findNumbers, isSupportedCountry } from 'libphonenumber-js/max';
+import type { CountryCode } from 'libphonenumber-js/max';
 
 /**
  * `redact_pii=true`: e-mail addresses and phone numbers in message text are masked, everything else
@@ -10,6 +10,23 @@ import { type CountryCode, findNumbers, isSupportedCountry } from 'libphonenumbe
  */
 export const EMAIL_MASK = '[email redacted]';
 export const PHONE_MASK = '[phone redacted]';
+
+type PhoneLibrary = typeof import('libphonenumber-js/max');
+let phoneLibrary: Promise<PhoneLibrary> | undefined;
+
+/**
+ * Loaded by the first export that redacts, not at module load: its numbering-plan metadata is half
+ * of the exports function's bundle and most exports do not redact (docs/decisions.md, "Phone
+ * metadata loaded on first redaction").
+ */
+const loadPhoneLibrary = () => (phoneLibrary ??= import('libphonenumber-js/max'));
+
+/** `redact_pii=true`: the masking function for an organization with these locales. */
+export async function piiRedactor(locales: readonly string[]): Promise<(text: string) => string> {
+  const phones = await loadPhoneLibrary();
+  const regions = phoneRegions(phones, locales);
+  return (text) => redactPii(phones, text, regions);
+}
 
 /**
  * Local part and domain as mail actually uses them (RFC 5322 dot-atoms, no quoted forms); the
@@ -26,7 +43,7 @@ const DATE = /^\d{1,4}([./-])\d{1,2}\1\d{1,4}$/;
 const WORD_CHAR = /[\p{L}\p{N}_-]/u;
 
 /** Countries whose national phone forms are looked for: the regions of the organization's locales. */
-export function phoneRegions(locales: readonly string[]): CountryCode[] {
+function phoneRegions(phones: PhoneLibrary, locales: readonly string[]): CountryCode[] {
   const regions = new Set<CountryCode>();
   for (const tag of locales) {
     let region: string | undefined;
@@ -35,7 +52,7 @@ export function phoneRegions(locales: readonly string[]): CountryCode[] {
     } catch {
       region = undefined;
     }
-    if (region && isSupportedCountry(region)) regions.add(region);
+    if (region && phones.isSupportedCountry(region)) regions.add(region);
   }
   if (regions.size === 0) regions.add('US');
   return [...regions];
@@ -52,16 +69,17 @@ interface Span {
  */
 const SEGMENT = /[^,;\n]+/g;
 
-function phoneSpans(text: string, regions: readonly CountryCode[]): Span[] {
+function phoneSpans(phones: PhoneLibrary, text: string, regions: readonly CountryCode[]): Span[] {
   const spans: Span[] = [];
   for (const segment of text.matchAll(SEGMENT)) {
     if (!/\d{2}/.test(segment[0])) continue;
-    spans.push(...segmentSpans(text, segment.index, segment[0], regions));
+    spans.push(...segmentSpans(phones, text, segment.index, segment[0], regions));
   }
   return spans;
 }
 
 function segmentSpans(
+  phones: PhoneLibrary,
   text: string,
   offset: number,
   segment: string,
@@ -71,7 +89,7 @@ function segmentSpans(
   // International numbers are found whatever the default country; one pass per region adds its
   // national forms. A span found twice is masked once.
   for (const defaultCountry of regions) {
-    for (const found of findNumbers(segment, { defaultCountry, v2: true })) {
+    for (const found of phones.findNumbers(segment, { defaultCountry, v2: true })) {
       const start = offset + found.startsAt;
       const end = offset + found.endsAt;
       const raw = text.slice(start, end);
@@ -91,7 +109,7 @@ function segmentSpans(
 }
 
 /** The text with every e-mail address and phone number replaced by its mask. */
-export function redactPii(text: string, regions: readonly CountryCode[]): string {
+function redactPii(phones: PhoneLibrary, text: string, regions: readonly CountryCode[]): string {
   if (text === '') return text;
   const withoutEmails = text.includes('@') ? text.replace(EMAIL, EMAIL_MASK) : text;
   // Fewer than 6 digits cannot be a phone number anywhere: most messages stop here.
@@ -101,7 +119,7 @@ export function redactPii(text: string, regions: readonly CountryCode[]): string
     if (code >= 48 && code <= 57) digits++;
   }
   if (digits < 6) return withoutEmails;
-  const spans = phoneSpans(withoutEmails, regions).sort((a, b) => a.start - b.start || b.end - a.end);
+  const spans = phoneSpans(phones, withoutEmails, regions).sort((a, b) => a.start - b.start || b.end - a.end);
   if (spans.length === 0) return withoutEmails;
   let out = '';
   let at = 0;

@@ -1,4 +1,5 @@
 import type { Message } from '../schemas/message';
+import { thousands } from '../thousands';
 
 /** Messages in a transcript (CSV, PDF, e-mail): the first 5,000, oldest first. */
 export const TRANSCRIPT_MAX_MESSAGES = 5_000;
@@ -41,7 +42,7 @@ export function escapeHtml(text: string): string {
 }
 
 export const truncationNotice = (shownCount: number) =>
-  `This transcript shows the first ${shownCount.toLocaleString('en-US')} messages of the conversation; later messages are not included.`;
+  `This transcript shows the first ${thousands(shownCount)} messages of the conversation; later messages are not included.`;
 
 /** A safe attachment file name: letters, digits, dot, dash, underscore only. */
 export function attachmentName(stem: string, extension: 'csv' | 'json' | 'pdf'): string {

@@ -1,14 +1,12 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
-import {
-  type ClientRequest,
-  Agent as HttpAgent,
-  request as httpRequest,
-  type IncomingMessage,
-} from 'node:http';
+import type { ClientRequest, Agent as HttpAgent, IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
 import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { checkTargetUrl, type HostLookup, isPublicAddress, resolvePublic, systemLookup } from './targets';
+
+/** Not an ES import: on Node 22 that loads undici at module load (docs/decisions.md, "node:http and ICU at import"). */
+const http = process.getBuiltinModule('node:http');
 
 /**
  * Webhook delivery over HTTP, with Node's own `https`/`http` clients (no dependency). The target
@@ -219,7 +217,7 @@ function exchange(url: URL, input: ExchangeInput, agent: HttpAgent, timeoutMs: n
     let request: ClientRequest;
     const body = input.body;
     try {
-      request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
+      request = (url.protocol === 'https:' ? httpsRequest : http.request)(url, {
         method: input.method,
         headers:
           body === undefined
@@ -273,7 +271,7 @@ function exchange(url: URL, input: ExchangeInput, agent: HttpAgent, timeoutMs: n
  */
 export function createWebhookClient(options: { lookup?: HostLookup } = {}): WebhookClient {
   const guarded = new GuardedAgent(options.lookup ?? systemLookup);
-  const openHttp = new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS });
+  const openHttp = new http.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS });
   const openHttps = new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS });
 
   async function post(input: WebhookRequest): Promise<WebhookResult> {

@@ -87,6 +87,21 @@ describe('layering', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('keeps what costs a function its cold start out of module load', () => {
+    // On Node 22 an ES import of node:http loads undici (its WebSocket getters are read when the
+    // module's exports are bound), and a first toLocaleString initialises ICU: ~15 ms each of a
+    // function's cold import (docs/decisions.md, "node:http and ICU at import").
+    const valueImportOfHttp = /^import\s+(?!type\b)[^;]*?from\s+['"](?:node:)?http['"]/m;
+    const offenders = [...graph.keys()].flatMap((file) => {
+      const text = readFileSync(join(root, file), 'utf8');
+      return [
+        ...(valueImportOfHttp.test(text) ? [`${file}: ES import of node:http`] : []),
+        ...(text.includes('.toLocaleString(') ? [`${file}: toLocaleString (use shared/thousands.ts)`] : []),
+      ];
+    });
+    expect(offenders).toEqual([]);
+  });
+
   it('has no import cycle', () => {
     const cycles = [...graph.keys()].flatMap((file) =>
       (graph.get(file) ?? [])
