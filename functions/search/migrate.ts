@@ -1,5 +1,6 @@
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import pg from 'pg';
+import { auroraTls } from '../../shared/search/connection';
 import { migrate } from '../../shared/search/schema';
 import { getSecretString } from '../../shared/secrets';
 
@@ -24,7 +25,7 @@ export const handler = async (event: CloudFormationCustomResourceEvent) => {
     user: secret.username,
     password: secret.password,
     database: process.env.SEARCH_DB_NAME ?? 'search',
-    ssl: { rejectUnauthorized: false },
+    ssl: auroraTls(),
     connectionTimeoutMillis: 60_000,
   });
   await client.connect();

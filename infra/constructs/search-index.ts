@@ -27,6 +27,14 @@ export const SEARCH_DB_USER = 'search_app';
 export const SEARCH_DB_NAME = 'search';
 
 /**
+ * The cluster's parameters: connections without TLS are refused (the functions verify the server's
+ * certificate, see `auroraTls`), and no JIT compilation, as the local server runs
+ * (infra/local/emulators.ts): the index's short queries pay its compile time and gain nothing
+ * (docs/decisions.md, "Search: one row per conversation").
+ */
+export const SEARCH_CLUSTER_PARAMETERS = { 'rds.force_ssl': '1', jit: '0' };
+
+/**
  * The search index in AWS (docs/decisions.md, "Search engine"): Aurora PostgreSQL Serverless v2
  * that pauses at 0 ACUs when idle, in a VPC of isolated subnets (no NAT, no internet path). The
  * functions that use it join the VPC and connect with the `pg` driver and IAM authentication
@@ -72,6 +80,7 @@ export class SearchIndex extends Construct {
       serverlessV2MinCapacity: 0,
       serverlessV2MaxCapacity: 16,
       iamAuthentication: true,
+      parameters: SEARCH_CLUSTER_PARAMETERS,
       storageEncrypted: true,
       deletionProtection: true,
       removalPolicy: RemovalPolicy.SNAPSHOT,

@@ -1,3 +1,5 @@
+import type { NestedStack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { fallbackGroup, routeTable } from '../../functions/routes';
 import { workerDefinitions } from '../../functions/workers';
@@ -18,7 +20,7 @@ interface CfnTag {
 }
 
 // No bundling (the template is what is under test); the method tree's nested stack read in place.
-const { template, resources } = synthesize();
+const { template, resources, stack } = synthesize();
 
 const ofType = (type: string): [string, CfnResource][] =>
   Object.entries(resources).filter(([, resource]) => resource.Type === type);
@@ -237,6 +239,19 @@ describe('data', () => {
     const indexes = (table.GlobalSecondaryIndexes as { IndexName: string }[]).map((index) => index.IndexName);
     expect(indexes).toEqual(tableDefinition.globalIndexes.map((index) => index.name));
     expect(resources[tableId]).toMatchObject({ DeletionPolicy: 'Retain' });
+  });
+
+  it('runs the search index refusing connections without TLS, without JIT, as locally', () => {
+    // The network and database are a nested stack of their own (infra/stacks/parts/storage.ts).
+    const search = Template.fromStack(stack.node.findChild('Search') as NestedStack);
+    const groups = search.findResources('AWS::RDS::DBClusterParameterGroup');
+    expect(Object.values(groups).map((group) => group.Properties.Parameters)).toEqual([
+      { 'rds.force_ssl': '1', jit: '0' },
+    ]);
+    const clusters = Object.values(search.findResources('AWS::RDS::DBCluster'));
+    expect(clusters.map((cluster) => cluster.Properties.DBClusterParameterGroupName)).toEqual([
+      { Ref: Object.keys(groups)[0] },
+    ]);
   });
 
   it('never grants a wildcard action on the table', () => {
