@@ -11,7 +11,9 @@ worker (rows already newer are kept, so the service may keep running). Prints pr
 
 Where: the running local stack (.local-data/local-stack.json from npm start), or the environment:
 TABLE_NAME, AWS_ENDPOINT_URL_DYNAMODB (or AWS credentials and region), and SEARCH_DATABASE_URL or
-SEARCH_DB_HOST/SEARCH_DB_PORT/SEARCH_DB_NAME/SEARCH_DB_USER (IAM authentication, from inside the VPC).`;
+SEARCH_DB_HOST/SEARCH_DB_PORT/SEARCH_DB_NAME/SEARCH_DB_USER (IAM authentication, from inside the VPC;
+outside Lambda, SEARCH_DB_CA_FILE names the RDS certificate bundle the server is verified against,
+e.g. global-bundle.pem from https://truststore.pki.rds.amazonaws.com).`;
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
