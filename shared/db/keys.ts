@@ -41,6 +41,12 @@ export const keys = {
     pk: `${org(orgId)}#VISITOR#${visitorId}`,
     sk: 'VISITOR',
   }),
+  /** The visitor id of a visitor item's `pk` (`keys.visitor`), as an index entry carries it. */
+  visitorIdOf: (orgId: string, pk: string): string => {
+    const prefix = `${org(orgId)}#VISITOR#`;
+    if (!pk.startsWith(prefix)) throw new Error(`not a visitor of organization ${orgId}: ${pk}`);
+    return pk.slice(prefix.length);
+  },
   /** Guard item: an external id names one visitor of the organization (`{ visitorId }`). */
   visitorExternalId: (orgId: string, externalId: string): Key => ({
     pk: `${org(orgId)}#VISITOR_EXTERNAL#${externalId}`,

@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { keys } from '../../shared/db/keys';
+import { SYNC_SETTLE_MS } from '../../shared/db/sync';
 import { call, createTenant, createVisitor, type Tenant } from '../helpers/api';
 import { useInProcessStack } from '../helpers/in-process-stack';
 
@@ -10,7 +11,7 @@ import { useInProcessStack } from '../helpers/in-process-stack';
  * work has no listing or sync keys, so the listing, its filters and `updatedSince` miss it until the
  * backfill gives it the keys its state implies.
  */
-useInProcessStack();
+const stackClock = useInProcessStack();
 
 interface Profile {
   id: string;
@@ -70,6 +71,8 @@ describe('the visitor key backfill', () => {
     expect(byEmail.map((found) => found.id)).toEqual([visitor.id]);
     // With no updatedAt of its own, the visitor changed when it was last seen.
     expect(byEmail[0]?.updatedAt).toBe(byEmail[0]?.lastSeenAt);
+    // A sync serves a change once it has settled (SYNC_SETTLE_MS): let that pass rather than race it.
+    stackClock.advance(SYNC_SETTLE_MS);
     const synced = await listed(`updatedSince=${encodeURIComponent(byEmail[0]?.lastSeenAt ?? '')}&limit=100`);
     expect(synced.map((found) => found.id)).toContain(visitor.id);
 
