@@ -97,6 +97,11 @@ describe('GET and PATCH /api/visitors/{id}', () => {
       conversationCount: 1,
       externalId: null,
     });
+    // The listing counts the same, each visitor of the page on its own.
+    const listed = await call<{ data: Profile[] }>('GET', '/api/visitors?identifier=grace%40example.com', {
+      token: tenant.apiKey,
+    });
+    expect(listed.body.data.find((found) => found.id === visitor.visitor.id)?.conversationCount).toBe(1);
     const etag = got.headers.get('etag') ?? '';
 
     const patched = await call<Profile>('PATCH', `/api/visitors/${visitor.visitor.id}`, {
