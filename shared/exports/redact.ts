@@ -16,8 +16,8 @@ let phoneLibrary: Promise<PhoneLibrary> | undefined;
 
 /**
  * Loaded by the first export that redacts, not at module load: its numbering-plan metadata is half
- * of the exports function's bundle and most exports do not redact (docs/decisions.md, "Phone
- * metadata loaded on first redaction").
+ * of the exports function's bundle and most exports do not redact (docs/decisions.md, "node:http
+ * and ICU at import; phone metadata on first redaction").
  */
 const loadPhoneLibrary = () => (phoneLibrary ??= import('libphonenumber-js/max'));
 
