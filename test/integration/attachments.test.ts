@@ -1,10 +1,17 @@
 import { createHash } from 'node:crypto';
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { lambdaContext } from '../../infra/local/lambda-event';
 import { type ApiResponse, call, createTenant, createVisitor, type Tenant } from '../helpers/api';
 import { eventually } from '../helpers/eventually';
 import { useInProcessStack } from '../helpers/in-process-stack';
+import {
+  UPLOADS_BUCKET as BUCKET,
+  png,
+  putUpload as put,
+  readyUpload as ready,
+  type Upload,
+  uploadsBucket,
+} from '../helpers/uploads';
 
 /**
  * Attachments end to end: the service hands out presigned URLs, the test PUTs and GETs bytes
@@ -13,19 +20,6 @@ import { useInProcessStack } from '../helpers/in-process-stack';
  */
 const time = useInProcessStack();
 
-type Upload = {
-  id: string;
-  status: string;
-  uploadUrl?: string;
-  uploadMethod?: string;
-  uploadHeaders?: Record<string, string>;
-  downloadUrl?: string;
-  sha256?: string;
-  expiresAt: string | null;
-  size: number;
-  contentType: string;
-  filename: string;
-};
 type Attachment = {
   id: string;
   filename: string;
@@ -38,23 +32,15 @@ type Attachment = {
 type Message = { id: string; type: string; content: string; attachments: Attachment[] };
 type ErrorBody = { error: { code: string; details?: Record<string, unknown> } };
 
-const BUCKET = 'conversation-service-local-uploads';
 const errorOf = (response: ApiResponse<unknown>) => (response.body as ErrorBody).error;
 
-/** A minimal valid PNG (8-byte signature, IHDR) padded to the size asked. */
-function png(size = 64): Buffer {
-  const bytes = Buffer.alloc(size, 7);
-  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]).copy(
-    bytes,
-  );
-  return bytes;
-}
 const pdf = (size = 64) => Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(size - 9, 0x20)]);
 
 let tenant: Tenant;
 let visitor: { token: string; visitor: { id: string } };
 let conversationId: string;
-let s3: S3Client;
+const bucket = uploadsBucket();
+const storedFor = bucket.storedFor;
 
 beforeAll(async () => {
   tenant = await createTenant();
@@ -62,38 +48,14 @@ beforeAll(async () => {
   conversationId = (
     await call<{ id: string }>('POST', '/api/conversations', { token: visitor.token, body: {} })
   ).body.id;
-  s3 = new S3Client({
-    endpoint: inject('endpoints').s3 ?? '',
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
 });
 
-afterAll(() => s3.destroy());
-
-/** Every object the bucket holds for an upload (pending or checked). */
-async function storedFor(uploadId: string): Promise<string[]> {
-  const { Contents = [] } = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET }));
-  return Contents.map((object) => object.Key ?? '').filter((key) => key.endsWith(uploadId));
-}
+afterAll(() => bucket.destroy());
 
 const create = (token: string, body: Record<string, unknown>) =>
   call<Upload>('POST', '/api/uploads', { token, body });
 const complete = (token: string, id: string) =>
   call<Upload>('POST', `/api/uploads/${id}/complete`, { token });
-const put = (upload: Upload, bytes: Buffer, headers = upload.uploadHeaders) =>
-  fetch(upload.uploadUrl ?? '', { method: upload.uploadMethod ?? 'PUT', headers, body: bytes });
-
-/** Create, PUT, complete: a ready upload of these bytes. */
-async function ready(token: string, bytes: Buffer, contentType = 'image/png', filename = 'shot.png') {
-  const created = await create(token, { filename, contentType, size: bytes.length });
-  expect(created.status).toBe(201);
-  expect((await put(created.body, bytes)).status).toBe(200);
-  const done = await complete(token, created.body.id);
-  expect(done.status).toBe(200);
-  return done.body;
-}
 
 const post = (token: string, body: Record<string, unknown>, id = conversationId) =>
   call<Message>('POST', `/api/conversations/${id}/messages`, { token, body });

@@ -1,5 +1,4 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import {
   DeleteCommand,
   DynamoDBDocumentClient,
@@ -13,6 +12,7 @@ import { keys } from '../../shared/db/keys';
 import { call, createTenant, createVisitor, type Tenant } from '../helpers/api';
 import { eventually } from '../helpers/eventually';
 import { useInProcessStack } from '../helpers/in-process-stack';
+import { png, readyUpload, uploadsBucket } from '../helpers/uploads';
 import { crashOnNth, sqsRecord } from '../helpers/worker-faults';
 
 /**
@@ -47,61 +47,26 @@ interface Page<T> {
   data: T[];
   nextCursor: string | null;
 }
-interface Upload {
-  id: string;
-  uploadUrl: string;
-  uploadMethod: string;
-  uploadHeaders: Record<string, string>;
-}
-
-const BUCKET = 'conversation-service-local-uploads';
 
 let tenant: Tenant;
 let other: Tenant;
 let client: DynamoDBDocumentClient;
-let s3: S3Client;
+const bucket = uploadsBucket();
+const storedFor = bucket.storedFor;
 
 beforeAll(async () => {
   [tenant, other] = await Promise.all([createTenant(), createTenant()]);
   client = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: inject('endpoints').dynamodb }));
-  s3 = new S3Client({
-    endpoint: inject('endpoints').s3 ?? '',
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
 });
 
 afterAll(() => {
   client.destroy();
-  s3.destroy();
+  bucket.destroy();
 });
 
 /** A ready upload of a small PNG, made by `token`. */
-async function readyUpload(token: string): Promise<string> {
-  const bytes = Buffer.alloc(256, 7);
-  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]).copy(
-    bytes,
-  );
-  const created = await call<Upload>('POST', '/api/uploads', {
-    token,
-    body: { filename: 'passport.png', contentType: 'image/png', size: bytes.length },
-  });
-  expect(created.status, created.text).toBe(201);
-  const put = await fetch(created.body.uploadUrl, {
-    method: created.body.uploadMethod,
-    headers: created.body.uploadHeaders,
-    body: bytes,
-  });
-  expect(put.status).toBe(200);
-  expect((await call('POST', `/api/uploads/${created.body.id}/complete`, { token })).status).toBe(200);
-  return created.body.id;
-}
-
-async function storedFor(uploadId: string): Promise<string[]> {
-  const { Contents = [] } = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET }));
-  return Contents.map((object) => object.Key ?? '').filter((key) => key.endsWith(uploadId));
-}
+const readyPng = async (token: string) =>
+  (await readyUpload(token, png(256), 'image/png', 'passport.png')).id;
 
 /** Every message of the conversation, page by page. */
 async function messagesOf(conversationId: string): Promise<Message[]> {
@@ -139,8 +104,8 @@ describe('DELETE /api/visitors/{id}', () => {
     });
     expect(conversation.status, conversation.text).toBe(201);
     const conversationId = conversation.body.id;
-    const attached = await readyUpload(visitor.token);
-    const loose = await readyUpload(visitor.token);
+    const attached = await readyPng(visitor.token);
+    const loose = await readyPng(visitor.token);
     expect(
       (
         await call('POST', `/api/conversations/${conversationId}/messages`, {
