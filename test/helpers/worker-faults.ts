@@ -1,5 +1,6 @@
-import type { SQSRecord } from 'aws-lambda';
-import { vi } from 'vitest';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { expect, vi } from 'vitest';
+import { lambdaContext } from '../../infra/local/lambda-event';
 
 /** An SQS record of `queue` carrying `body` as its job, as Lambda hands it to a queue worker. */
 export function sqsRecord(queue: string, body: unknown): SQSRecord {
@@ -31,4 +32,31 @@ export function crashOnNth(
     if (command instanceof kind && ++seen === nth) return Promise.reject(new Error('crash'));
     return original(command);
   }) as never);
+}
+
+/**
+ * A resumable job as SQS would carry it through a queue worker that has no time left (one step per
+ * invocation): a failed invocation is redelivered as it was; a step that hands the job back (the
+ * bodies a spy on `queues.send` pushes into `handedOver`) runs next from there; the run ends at a
+ * step that hands nothing back. Returns how many invocations failed.
+ */
+export async function runHurried(options: {
+  handler: (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
+  queue: string;
+  functionName: string;
+  job: unknown;
+  handedOver: readonly unknown[];
+  maxSteps: number;
+}): Promise<{ failures: number }> {
+  const hurried = { ...lambdaContext(options.functionName), getRemainingTimeInMillis: () => 0 };
+  let job = options.job;
+  let failures = 0;
+  for (let steps = 0; ; steps++) {
+    expect(steps).toBeLessThan(options.maxSteps);
+    const seen = options.handedOver.length;
+    const result = await options.handler({ Records: [sqsRecord(options.queue, job)] }, hurried);
+    if (result.batchItemFailures.length) failures++;
+    else if (options.handedOver.length > seen) job = options.handedOver.at(-1);
+    else return { failures };
+  }
 }

@@ -13,7 +13,7 @@ import { keys } from '../../shared/db/keys';
 import { call, createTenant, createVisitor, type Tenant } from '../helpers/api';
 import { eventually } from '../helpers/eventually';
 import { useInProcessStack } from '../helpers/in-process-stack';
-import { crashOnNth, sqsRecord } from '../helpers/worker-faults';
+import { crashOnNth, runHurried, sqsRecord } from '../helpers/worker-faults';
 
 /**
  * The purge of a soft-deleted conversation leaves none of its text in the table: messages are
@@ -229,18 +229,14 @@ describe('the purge of a deleted conversation', () => {
     const quiet = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
     try {
       // A worker with no time left does one step, then hands the rest back to the queue.
-      const hurried = { ...lambdaContext('purge'), getRemainingTimeInMillis: () => 0 };
-      let job: unknown = { orgId: tenant.orgId, conversationId: id };
-      let failures = 0;
-      for (let steps = 0; ; steps++) {
-        expect(steps).toBeLessThan(20);
-        const seen = handedOver.length;
-        const result = await handler({ Records: [sqsRecord('conversation-purge', job)] }, hurried);
-        // A failed step is redelivered as it was: SQS would send the same message again.
-        if (result.batchItemFailures.length) failures++;
-        else if (handedOver.length > seen) job = handedOver.at(-1);
-        else break;
-      }
+      const { failures } = await runHurried({
+        handler,
+        queue: 'conversation-purge',
+        functionName: 'purge',
+        job: { orgId: tenant.orgId, conversationId: id },
+        handedOver,
+        maxSteps: 20,
+      });
       expect(failures).toBe(1);
       // Messages first, then revisions (two pages at least), notes, snooze reasons, survey comments,
       // the conversation.

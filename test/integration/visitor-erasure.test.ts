@@ -7,13 +7,12 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { lambdaContext } from '../../infra/local/lambda-event';
 import { keys } from '../../shared/db/keys';
 import { call, createTenant, createVisitor, type Tenant } from '../helpers/api';
 import { eventually } from '../helpers/eventually';
 import { useInProcessStack } from '../helpers/in-process-stack';
 import { png, readyUpload, uploadsBucket } from '../helpers/uploads';
-import { crashOnNth, sqsRecord } from '../helpers/worker-faults';
+import { crashOnNth, runHurried } from '../helpers/worker-faults';
 
 /**
  * DELETE /api/visitors/{id}: the erasure (GDPR). The profile is cleared at once; the stream hands
@@ -290,18 +289,14 @@ describe('DELETE /api/visitors/{id}', () => {
     const quiet = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
     const crash = crashOnNth(db, UpdateCommand, 40);
     try {
-      const hurried = { ...lambdaContext('visitor-jobs'), getRemainingTimeInMillis: () => 0 };
-      let job: unknown = { orgId: tenant.orgId, visitorId: id, kind: 'erase' };
-      let failures = 0;
-      for (let steps = 0; ; steps++) {
-        expect(steps).toBeLessThan(30);
-        const seen = handedOver.length;
-        const result = await handler({ Records: [sqsRecord('visitor-jobs', job)] }, hurried);
-        // A failed step is redelivered as it was: SQS would send the same message again.
-        if (result.batchItemFailures.length) failures++;
-        else if (handedOver.length > seen) job = handedOver.at(-1);
-        else break;
-      }
+      const { failures } = await runHurried({
+        handler,
+        queue: 'visitor-jobs',
+        functionName: 'visitor-jobs',
+        job: { orgId: tenant.orgId, visitorId: id, kind: 'erase' },
+        handedOver,
+        maxSteps: 30,
+      });
       expect(failures).toBe(1);
       for (const conversationId of conversations) {
         const visitorTexts = (await messagesOf(conversationId))
