@@ -1,18 +1,16 @@
 import { isDeepStrictEqual } from 'node:util';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
 import { visitorProjection } from '../schemas/projections';
 import type { Visitor } from '../schemas/visitor';
 import { storage } from '../storage';
 import { batchDelete } from './batch';
 import { db, tableName } from './client';
-import { conversationStateWrite, storedConversationOf } from './conversations';
+import { rewriteConversation } from './conversations';
 import { type Key, keys } from './keys';
 import { project } from './project';
 import { deleteFiles } from './purge';
 import { childrenQuery } from './query';
-import { backoff } from './transaction';
 import { objectKeys, uploads } from './uploads';
 import { profileOf } from './visitor-record';
 import { getStored } from './visitor-store';
@@ -76,37 +74,26 @@ async function blankMessages(orgId: string, items: Item[]): Promise<number> {
  * like every state write; a lost race reads again. Counts, ids and status stay.
  */
 async function scrubConversation(orgId: string, conversationId: string, visitor: Visitor): Promise<number> {
-  for (let attempt = 1; ; attempt++) {
-    const { Item } = await db.send(
-      new GetCommand({
-        TableName: tableName,
-        Key: keys.conversation(orgId, conversationId),
-        ConsistentRead: true,
-      }),
-    );
-    if (!Item || Item.visitorId !== visitor.id) return 0;
-    const current = storedConversationOf(Item);
-    const next = {
-      ...current,
-      visitor,
-      title: '',
-      lastMessage:
-        current.lastMessage?.senderType === 'visitor'
-          ? { ...current.lastMessage, content: '' }
-          : current.lastMessage,
-    };
-    // Maps read back in any key order: compared by value.
-    if (isDeepStrictEqual(next, current)) return 0;
-    const { Update } = conversationStateWrite(current, next).action;
-    if (!Update) return 0;
-    try {
-      await db.send(new UpdateCommand(Update));
-      return 1;
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException) || attempt >= WRITE_ATTEMPTS) throw error;
-      await backoff(attempt);
-    }
-  }
+  const written = await rewriteConversation(
+    orgId,
+    conversationId,
+    (current) => {
+      if (current.visitorId !== visitor.id) return undefined;
+      const next = {
+        ...current,
+        visitor,
+        title: '',
+        lastMessage:
+          current.lastMessage?.senderType === 'visitor'
+            ? { ...current.lastMessage, content: '' }
+            : current.lastMessage,
+      };
+      // Maps read back in any key order: compared by value.
+      return isDeepStrictEqual(next, current) ? undefined : next;
+    },
+    WRITE_ATTEMPTS,
+  );
+  return written ? 1 : 0;
 }
 
 /** The next conversation of the visitor after `afterId` (its listing is in creation order). */

@@ -1,17 +1,16 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import { assertFreeJson } from '../schemas/free-json';
 import { visitorProjection } from '../schemas/projections';
 import type { Visitor, VisitorProfile } from '../schemas/visitor';
 import { db, tableName } from './client';
-import { conversationStateWrite, storedConversationOf } from './conversations';
+import { rewriteConversation } from './conversations';
 import { eventWrite } from './events';
 import { keys } from './keys';
 import { type AuditBy, orgAudit } from './org-audit';
 import { project } from './project';
-import { backoff, ConcurrentChangeError, RetryBudget, transact, type Write } from './transaction';
+import { ConcurrentChangeError, RetryBudget, transact, type Write } from './transaction';
 import { profileOf, type StoredVisitor } from './visitor-record';
 import { conversationCountOf, getStored, visitorPut } from './visitor-store';
 
@@ -136,28 +135,15 @@ async function moveConversation(
   sourceId: string,
   target: Visitor,
 ): Promise<boolean> {
-  for (let attempt = 1; ; attempt++) {
-    const { Item } = await db.send(
-      new GetCommand({
-        TableName: tableName,
-        Key: keys.conversation(orgId, conversationId),
-        ConsistentRead: true,
-      }),
-    );
-    if (!Item || Item.deletedAt || Item.visitorId !== sourceId) return false;
-    const current = storedConversationOf(Item);
-    const next = { ...current, visitorId: target.id, visitor: target, updatedAt: clock.nowIso() };
-    const { Update } = conversationStateWrite(current, next).action;
-    if (!Update) return false;
-    try {
-      await db.send(new UpdateCommand(Update));
-      return true;
-    } catch (error) {
-      // Another writer moved the conversation meanwhile: read it again.
-      if (!(error instanceof ConditionalCheckFailedException) || attempt >= MOVE_ATTEMPTS) throw error;
-      await backoff(attempt);
-    }
-  }
+  return rewriteConversation(
+    orgId,
+    conversationId,
+    (current) =>
+      current.deletedAt || current.visitorId !== sourceId
+        ? undefined
+        : { ...current, visitorId: target.id, visitor: target, updatedAt: clock.nowIso() },
+    MOVE_ATTEMPTS,
+  );
 }
 
 export interface MoveProgress {
