@@ -37,8 +37,20 @@ export interface Consumer {
   resume(): void;
 }
 
-/** Pause/resume for a polling loop: `open()` resolves at once unless paused. */
-function gate() {
+/**
+ * When the local pollers hold back for the API. In AWS the workers run on instances of their own and
+ * never take CPU from a request; here every function shares this machine's cores, so while `busy()`
+ * says the API has a burst in hand, a poller waits before its next poll, for at most `maxMs` at a
+ * time (a sustained load still lets each poller through once per `maxMs`). Nothing read is held
+ * back: what was polled is handed to the worker at once, and the next poll catches up.
+ */
+export interface YieldToRequests {
+  busy: () => boolean;
+  maxMs: number;
+}
+
+/** Pause/resume for a polling loop: `open()` resolves at once unless paused (or the API is busy). */
+function gate(yieldTo: YieldToRequests | undefined) {
   let paused = false;
   return {
     pause: () => {
@@ -48,7 +60,17 @@ function gate() {
       paused = false;
     },
     async open(running: () => boolean): Promise<void> {
-      while (paused && running()) await sleep(10);
+      let heldSince: number | undefined;
+      while (running()) {
+        if (paused) {
+          heldSince = undefined;
+        } else {
+          if (!yieldTo?.busy()) return;
+          heldSince ??= Date.now();
+          if (Date.now() - heldSince >= yieldTo.maxMs) return;
+        }
+        await sleep(10);
+      }
     },
   };
 }
@@ -72,9 +94,10 @@ export function startQueueConsumer(options: {
   batchSize: number;
   handler: QueueHandler;
   onError?: (error: unknown) => void;
+  yieldTo?: YieldToRequests;
 }): Consumer {
   const sqs = new SQSClient({ endpoint: options.endpoint, useQueueUrlAsEndpoint: false });
-  const held = gate();
+  const held = gate(options.yieldTo);
   let running = true;
   let halted = false;
   const report = (error: unknown) => {
@@ -352,11 +375,12 @@ export function startStreamConsumers(options: {
   /** Where to keep the position between runs (a JSON file; its folder is created). */
   positionFile?: string | undefined;
   onError?: (error: unknown) => void;
+  yieldTo?: YieldToRequests;
 }): Consumer {
   const { streamArn, positionFile } = options;
   const streams = new DynamoDBStreamsClient({ endpoint: options.endpoint });
   const shards = new Map<string, ShardState>();
-  const held = gate();
+  const held = gate(options.yieldTo);
   let running = true;
   let halted = false;
   const onError = (error: unknown) => {

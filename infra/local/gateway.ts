@@ -51,8 +51,10 @@ export async function startGateway(port: number, runtime: () => LocalRuntime): P
     routeTable().flatMap((group) => group.routes.map((route) => route.path)),
   );
 
+  let inFlight = 0;
   const server = createServer(async (request, response) => {
     if (realtime.handle(request, response)) return;
+    inFlight++;
     try {
       const url = new URL(request.url ?? '/', 'http://localhost');
       const body = await readBody(request);
@@ -88,6 +90,8 @@ export async function startGateway(port: number, runtime: () => LocalRuntime): P
       // Only a gateway bug lands here; the functions answer every error themselves.
       console.error('local gateway error', error);
       send(response, gatewayError(502, 'INTERNAL_ERROR', 'An internal error occurred'));
+    } finally {
+      inFlight--;
     }
   });
   server.on('upgrade', (request, socket, head) => void realtime.upgrade(request, socket, head));
@@ -103,6 +107,7 @@ export async function startGateway(port: number, runtime: () => LocalRuntime): P
   );
   return {
     port: boundPort,
+    inFlight: () => inFlight,
     close: async () => {
       realtime.close();
       const servers = ipv6Bound ? [server, ipv6] : [server];
@@ -121,6 +126,8 @@ export async function startGateway(port: number, runtime: () => LocalRuntime): P
 
 export interface LocalGateway {
   port: number;
+  /** API requests received and not yet answered. */
+  inFlight(): number;
   close(): Promise<void>;
 }
 

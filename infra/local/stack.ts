@@ -86,6 +86,15 @@ const RESOURCE_PREFIX = 'conversation-service-local';
 export const STREAM_POSITION_FILE = 'stream-position.json';
 
 /**
+ * The API has a burst in hand when this many requests are unanswered (two per core of a small
+ * machine): the local workers then wait before their next poll, for at most WORKER_YIELD_MAX_MS
+ * (the contract's bound on a request) at a time. One client polling, or a few requests at once,
+ * never holds them.
+ */
+const BUSY_API_REQUESTS = 4;
+const WORKER_YIELD_MAX_MS = 2_000;
+
+/**
  * The whole service on one machine: emulators (or endpoints you run yourself, via the SDK's
  * AWS_ENDPOINT_URL_* variables), the table, queues and buckets from the deployed definitions,
  * the local API Gateway over the real handlers, and the demo seed.
@@ -306,6 +315,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       // Events committed but not yet handed to the stream workers survive a restart (queued jobs do not).
       streamPositionFile: options.dataDir ? join(options.dataDir, STREAM_POSITION_FILE) : undefined,
       onError: (worker, error) => console.error(`[worker ${worker}]`, error),
+      // The workers share these cores with the API, which in AWS they never do: a burst of requests
+      // goes first (docs/local.md, "Workers yield to a busy API").
+      yieldTo: { busy: () => gateway.inFlight() >= BUSY_API_REQUESTS, maxMs: WORKER_YIELD_MAX_MS },
     });
     const running = options.runWorkers === false ? 0 : workerDefinitions.length;
     progress(`${running} workers running on ${consumers.length} local pollers (queues and the table stream)`);

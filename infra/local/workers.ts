@@ -6,6 +6,7 @@ import {
   type StreamSubscriber,
   startQueueConsumer,
   startStreamConsumers,
+  type YieldToRequests,
 } from './consumers';
 import type { LocalRuntime } from './runtime';
 
@@ -23,7 +24,10 @@ export async function startWorkers(options: {
   /** Where the stream reader keeps its position between runs (under DATA_DIR); none: from the newest record. */
   streamPositionFile?: string | undefined;
   onError: (worker: string, error: unknown) => void;
+  /** When the pollers hold back for the API (none: they never do). */
+  yieldTo?: YieldToRequests;
 }): Promise<Consumer[]> {
+  const yieldTo = options.yieldTo ? { yieldTo: options.yieldTo } : {};
   const consumers: Consumer[] = [];
   const subscribers: StreamSubscriber[] = [];
   for (const worker of options.workers) {
@@ -46,6 +50,7 @@ export async function startWorkers(options: {
             batchSize: worker.source.batchSize,
             handler: module.handler,
             onError,
+            ...yieldTo,
           }),
         );
       }
@@ -68,6 +73,7 @@ export async function startWorkers(options: {
         subscribers,
         positionFile: options.streamPositionFile,
         onError: (error) => options.onError('stream reader', error),
+        ...yieldTo,
       }),
     );
   }

@@ -11,7 +11,12 @@ import {
 import type { DynamoDBRecord, SQSRecord } from 'aws-lambda';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { streamArnOf } from '../../infra/local/bootstrap';
-import { type Consumer, startQueueConsumer, startStreamConsumer } from '../../infra/local/consumers';
+import {
+  type Consumer,
+  startQueueConsumer,
+  startStreamConsumer,
+  type YieldToRequests,
+} from '../../infra/local/consumers';
 import { eventually } from '../helpers/eventually';
 
 /** The local event sources behave like Lambda's: partial batch failures, redrive, stream order. */
@@ -120,6 +125,53 @@ describe('holding the local event sources', () => {
       (count) => count === 3,
     );
     expect(handled.sort()).toEqual(['one', 'three', 'two']);
+    sqs.destroy();
+  });
+
+  it('holds back while the API is busy and polls as soon as it is not; a busy spell that does not end holds it at most maxMs at a time', async () => {
+    const endpoint = inject('endpoints').sqs ?? '';
+    const sqs = new SQSClient({ endpoint, useQueueUrlAsEndpoint: false });
+    const consumerOf = async (name: string, yieldTo: YieldToRequests) => {
+      const queue = await sqs.send(new CreateQueueCommand({ QueueName: `${name}-${Date.now()}` }));
+      const handled: string[] = [];
+      consumers.push(
+        startQueueConsumer({
+          name,
+          endpoint,
+          queueUrl: queue.QueueUrl ?? '',
+          queueArn: `arn:aws:sqs:local:000000000000:${name}`,
+          batchSize: 10,
+          handler: async (event) => {
+            handled.push(...event.Records.map((record) => record.body));
+            return { batchItemFailures: [] };
+          },
+          yieldTo,
+        }),
+      );
+      return { queueUrl: queue.QueueUrl ?? '', handled };
+    };
+
+    let busy = true;
+    const yielding = await consumerOf('yielding', { busy: () => busy, maxMs: 60_000 });
+    await sqs.send(new SendMessageCommand({ QueueUrl: yielding.queueUrl, MessageBody: 'during a burst' }));
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(yielding.handled).toEqual([]);
+    busy = false;
+    const handledOnceIdle = await eventually(
+      () => yielding.handled.length,
+      (count) => count === 1,
+      { timeoutMs: 1_000, intervalMs: 20 },
+    );
+    expect(handledOnceIdle).toBe(1);
+
+    const alwaysBusy = await consumerOf('always-busy', { busy: () => true, maxMs: 300 });
+    await sqs.send(new SendMessageCommand({ QueueUrl: alwaysBusy.queueUrl, MessageBody: 'under load' }));
+    const handledUnderLoad = await eventually(
+      () => alwaysBusy.handled.length,
+      (count) => count === 1,
+      { timeoutMs: 3_000, intervalMs: 20 },
+    );
+    expect(handledUnderLoad).toBe(1);
     sqs.destroy();
   });
 });
