@@ -30,19 +30,29 @@ export const functionName = process.env.SERVICE_FUNCTION || 'local';
 type MetricEntry = readonly [name: string, unit: (typeof MetricUnit)[keyof typeof MetricUnit], value: number];
 
 /**
- * Metrics that share one dimension set (besides `service`), published at once. Synchronous, so the
- * one instance never mixes two callers' figures. Metrics never fail a request or a batch: one the
- * library rejects is logged and dropped.
+ * Values per EMF line: the library publishes by itself when one metric reaches 100 values, and then
+ * drops the dimensions, so the rest of the call would go out without them and the call's own
+ * publish would find nothing ("No application metrics to publish"). A stream batch of 100 records
+ * reaches it.
+ */
+const VALUES_PER_LINE = 99;
+
+/**
+ * Metrics that share one dimension set (besides `service`), published at once (one EMF line per
+ * VALUES_PER_LINE entries). Synchronous, so the one instance never mixes two callers' figures.
+ * Metrics never fail a request or a batch: one the library rejects is logged and dropped.
  */
 export function publishMetrics(
   dimensions: Readonly<Record<string, string>>,
   entries: readonly MetricEntry[],
 ): void {
-  if (entries.length === 0) return;
   try {
-    metrics.addDimensions(dimensions);
-    for (const [name, unit, value] of entries) metrics.addMetric(name, unit, value);
-    metrics.publishStoredMetrics();
+    for (let from = 0; from < entries.length; from += VALUES_PER_LINE) {
+      metrics.addDimensions(dimensions);
+      for (const [name, unit, value] of entries.slice(from, from + VALUES_PER_LINE))
+        metrics.addMetric(name, unit, value);
+      metrics.publishStoredMetrics();
+    }
   } catch (error) {
     metrics.clearMetrics();
     metrics.clearDimensions();

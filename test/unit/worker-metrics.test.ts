@@ -62,6 +62,21 @@ describe('worker metrics', () => {
     expect(ages[0]?._aws.CloudWatchMetrics[0]?.Dimensions).toEqual([['service', 'function']]);
   });
 
+  it('publishes a full stream batch of index lags (250 values) under the function name, without an empty publish', () => {
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const lags = Array.from({ length: 250 }, (_, i) => i);
+    workerMetrics.publishSearchIndexLag(lags);
+    const lines = emitted().filter((line) => 'SearchIndexLag' in line);
+    expect(lines.flatMap((line) => line.SearchIndexLag as number[])).toEqual(lags);
+    for (const line of lines) {
+      expect(line.function).toBe('webhook-delivery');
+      expect(line._aws.CloudWatchMetrics[0]?.Dimensions).toEqual([['service', 'function']]);
+    }
+    const warnings = stderr.mock.calls.map(([chunk]) => String(chunk)).join('');
+    expect(warnings).not.toContain('No application metrics to publish');
+    stderr.mockRestore();
+  });
+
   it('counts exports (rows, bytes), e-mails and Discord posts per function', () => {
     workerMetrics.publishExportMetrics(120, 48_000);
     workerMetrics.publishExportMetrics(undefined, 9_000);
