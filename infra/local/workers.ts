@@ -7,6 +7,7 @@ import {
   startQueueConsumer,
   startStreamConsumers,
   type YieldToRequests,
+  yieldWhileBusy,
 } from './consumers';
 import type { LocalRuntime } from './runtime';
 
@@ -33,7 +34,12 @@ export async function startWorkers(options: {
   for (const worker of options.workers) {
     const isolate = options.runtime.get(worker.name);
     const module = {
-      handler: ((event: unknown) => isolate.invoke(event)) as QueueHandler & StreamHandler,
+      // What was read before a burst of requests waits for it too (at most maxMs): a worker's
+      // invocation is where its CPU goes.
+      handler: (async (event: unknown) => {
+        await yieldWhileBusy(options.yieldTo);
+        return isolate.invoke(event);
+      }) as QueueHandler & StreamHandler,
     };
     const onError = (error: unknown) => options.onError(worker.name, error);
     if (worker.source.kind === 'queue') {
