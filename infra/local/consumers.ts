@@ -41,23 +41,12 @@ export interface Consumer {
  * When the local pollers hold back for the API. In AWS the workers run on instances of their own and
  * never take CPU from a request; here every function shares this machine's cores, so while `busy()`
  * says the API has a burst in hand, a poller waits before its next poll, for at most `maxMs` at a
- * time (a sustained load still lets each poller through once per `maxMs`); the local runtime holds
- * the hand-over of what was read before the burst the same way (infra/local/workers.ts). Nothing is
- * dropped or reordered: the next poll catches up.
+ * time (a sustained load still lets each poller through once per `maxMs`). Nothing read is held
+ * back: what was polled is handed to the worker at once, and the next poll catches up.
  */
 export interface YieldToRequests {
   busy: () => boolean;
   maxMs: number;
-}
-
-/** Waits while the API is busy, for at most `maxMs`; at once when it is not (or without `yieldTo`). */
-export async function yieldWhileBusy(
-  yieldTo: YieldToRequests | undefined,
-  running: () => boolean = () => true,
-): Promise<void> {
-  if (!yieldTo) return;
-  const until = Date.now() + yieldTo.maxMs;
-  while (running() && yieldTo.busy() && Date.now() < until) await sleep(10);
 }
 
 /** Pause/resume for a polling loop: `open()` resolves at once unless paused (or the API is busy). */
@@ -71,10 +60,16 @@ function gate(yieldTo: YieldToRequests | undefined) {
       paused = false;
     },
     async open(running: () => boolean): Promise<void> {
-      for (;;) {
-        while (paused && running()) await sleep(10);
-        await yieldWhileBusy(yieldTo, () => running() && !paused);
-        if (!paused || !running()) return;
+      let heldSince: number | undefined;
+      while (running()) {
+        if (paused) {
+          heldSince = undefined;
+        } else {
+          if (!yieldTo?.busy()) return;
+          heldSince ??= Date.now();
+          if (Date.now() - heldSince >= yieldTo.maxMs) return;
+        }
+        await sleep(10);
       }
     },
   };

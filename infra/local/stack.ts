@@ -87,9 +87,9 @@ export const STREAM_POSITION_FILE = 'stream-position.json';
 
 /**
  * The API has a burst in hand when this many requests are unanswered (two per core of a small
- * machine): the local workers then wait before their next poll and before handing over what they
- * read, for at most WORKER_YIELD_MAX_MS (the contract's bound on a request) at a time. One client
- * polling, or a few requests at once, never holds them.
+ * machine): the local workers then wait before their next poll, for at most WORKER_YIELD_MAX_MS
+ * (the contract's bound on a request) at a time. One client polling, or a few requests at once,
+ * never holds them.
  */
 const BUSY_API_REQUESTS = 4;
 const WORKER_YIELD_MAX_MS = 2_000;

@@ -7,7 +7,6 @@ import {
   startQueueConsumer,
   startStreamConsumers,
   type YieldToRequests,
-  yieldWhileBusy,
 } from './consumers';
 import type { LocalRuntime } from './runtime';
 
@@ -34,12 +33,7 @@ export async function startWorkers(options: {
   for (const worker of options.workers) {
     const isolate = options.runtime.get(worker.name);
     const module = {
-      // What was read before a burst of requests waits for it too (at most maxMs): a worker's
-      // invocation is where its CPU goes.
-      handler: (async (event: unknown) => {
-        await yieldWhileBusy(options.yieldTo);
-        return isolate.invoke(event);
-      }) as QueueHandler & StreamHandler,
+      handler: ((event: unknown) => isolate.invoke(event)) as QueueHandler & StreamHandler,
     };
     const onError = (error: unknown) => options.onError(worker.name, error);
     if (worker.source.kind === 'queue') {
