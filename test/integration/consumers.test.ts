@@ -160,7 +160,7 @@ describe('holding the local event sources', () => {
     const handledOnceIdle = await eventually(
       () => yielding.handled.length,
       (count) => count === 1,
-      { timeoutMs: 1_000, intervalMs: 20 },
+      { timeoutMs: 3_000, intervalMs: 20 },
     );
     expect(handledOnceIdle).toBe(1);
 
@@ -169,7 +169,7 @@ describe('holding the local event sources', () => {
     const handledUnderLoad = await eventually(
       () => alwaysBusy.handled.length,
       (count) => count === 1,
-      { timeoutMs: 3_000, intervalMs: 20 },
+      { timeoutMs: 5_000, intervalMs: 20 },
     );
     expect(handledUnderLoad).toBe(1);
     sqs.destroy();
