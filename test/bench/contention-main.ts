@@ -5,7 +5,9 @@
  * concurrent posts, each within 2 s) and, separately, PATCHes (versioned read-modify-writes, which
  * retry when they lose and answer 503 with Retry-After when they keep losing for 2 s). Every
  * answer's status and latency is recorded, and so is the handler's own duration from its access
- * line; after the posts, the conversation's `messageCount` is read back. In Lambda each request has
+ * line; after the posts, the conversation's `messageCount` is read back. Those bursts hold the
+ * stream and queue workers back, so that the wire counts are the writers' own; one more burst of 50
+ * posts runs with them, as `npm start` does (they yield to a busy API). In Lambda each request has
  * an instance of its own; here one gateway process serves all writers on two cores, so the client's
  * time also holds that process's queue. Prints `@@RESULT <json>`.
  *
@@ -134,12 +136,18 @@ async function staggered(
   };
 }
 
-async function burst(base: string, demo: Demo, kind: WriteKind, writers: number): Promise<ContentionBurst> {
+async function burst(
+  base: string,
+  demo: Demo,
+  kind: WriteKind,
+  writers: number,
+  workers: 'paused' | 'running' = 'paused',
+): Promise<ContentionBurst> {
   const id = await newConversation(base, demo);
   const before = kind === 'post' ? await messageCountOf(base, demo, id) : 0;
   handlerMs = {};
   // The stream's consumers wait meanwhile: what is counted is what the writers asked.
-  stack?.pauseWorkers();
+  if (workers === 'paused') stack?.pauseWorkers();
   counter?.reset();
   const answers = await Promise.all(
     Array.from({ length: writers }, (_, writer) =>
@@ -217,11 +225,16 @@ try {
       );
     }
   }
+  // What a newcomer's `npm start` sees: the workers running beside the burst.
+  const withWorkers = await burst(stack.baseUrl, demo, 'post', 50, 'running');
+  say(
+    `50 concurrent posts, workers running: statuses ${JSON.stringify(withWorkers.statuses)}, p50 ${withWorkers.p50Ms.toFixed(0)} ms, slowest ${withWorkers.maxMs.toFixed(0)} ms, messageCount +${withWorkers.countedMessages}`,
+  );
   const fairness = await staggered(stack.baseUrl, demo, 50, 20);
   say(
     `50 PATCHes arriving 20 ms apart: ${fairness.succeeded} × 200; 503s among the first 25 arrivals ${fairness.firstHalfShed}, among the last 25 ${fairness.secondHalfShed}`,
   );
-  const result: ContentionResult = { bursts, staggered: fairness };
+  const result: ContentionResult = { bursts, withWorkers, staggered: fairness };
   await stack.stop();
   stack = undefined;
   console.log(`${RESULT_MARKER}${JSON.stringify(result)}`);

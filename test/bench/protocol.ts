@@ -200,7 +200,10 @@ export interface StaggeredPatches {
 }
 
 export interface ContentionResult {
+  /** With the stream and queue workers paused, so that the wire counts are the writers' own. */
   bursts: ContentionBurst[];
+  /** 50 posts with the workers running, as under `npm start` (they yield to a busy API). */
+  withWorkers?: ContentionBurst;
   staggered?: StaggeredPatches;
 }
 

@@ -677,9 +677,19 @@ if (contention) {
       `  fairness: ${fair.writers} PATCHes arriving ${fair.spacingMs} ms apart: ${fair.succeeded} × 200 (slowest ${ms(fair.slowestSucceededMs * 1e6)}); 503s among the first half of the arrivals ${fair.firstHalfShed}, among the second half ${fair.secondHalfShed}`,
     );
   }
+  const withWorkers = contention.withWorkers;
+  if (withWorkers) {
+    // The tables' bursts hold the workers back for their wire counts; `npm start` does not.
+    console.log(
+      `  with the workers running (as under npm start, where they yield to a busy API): ${withWorkers.writers} posts: ${withWorkers.succeeded} × 201, p50 ${ms(withWorkers.p50Ms * 1e6)}, slowest ${ms(withWorkers.maxMs * 1e6)}, counted ${withWorkers.countedMessages}`,
+    );
+  }
   // The contract: at least 50 concurrent posts into one conversation all succeed, each within 2 s
   // on the local stack too, and `messageCount` counts every one.
-  const appends = bursts.filter((burst) => burst.kind === 'post' && burst.writers <= 50);
+  const appends = [
+    ...bursts.filter((burst) => burst.kind === 'post' && burst.writers <= 50),
+    ...(withWorkers ? [withWorkers] : []),
+  ];
   const appendsOk = appends.every(
     (burst) =>
       burst.succeeded === burst.writers && burst.maxMs <= 2_000 && burst.countedMessages === burst.writers,
@@ -688,7 +698,10 @@ if (contention) {
     what: 'concurrent posts into one conversation (up to 50) all 201 within 2 s, all counted',
     ok: appends.length > 0 && appendsOk,
     detail: appends
-      .map((burst) => `${burst.writers}: ${burst.succeeded}×2xx, slowest ${ms(burst.maxMs * 1e6)}`)
+      .map(
+        (burst) =>
+          `${burst.writers}${burst === withWorkers ? ' (workers running)' : ''}: ${burst.succeeded}×2xx, slowest ${ms(burst.maxMs * 1e6)}`,
+      )
       .join('; '),
   });
   // A write that keeps losing answers within 2 s with Retry-After. Judged on the handler's time,
