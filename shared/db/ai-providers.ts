@@ -1,4 +1,4 @@
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
 import { uuidv7 } from '../ids';
 import type { AiProvider } from '../schemas/ai-provider';
@@ -9,6 +9,7 @@ import { keys } from './keys';
 import { type AuditBy, orgAudit, systemActor } from './org-audit';
 import { project } from './project';
 import { queryPrefix } from './query';
+import { transact } from './transaction';
 import { updateExisting } from './update';
 
 export type { AiProvider };
@@ -107,20 +108,16 @@ export const aiProviders = {
       updatedAt: now,
       ...(apiKey ? await keyFields(id, apiKey) : {}),
     };
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: tableName,
-              Item: { ...keys.aiProvider(id), entity: 'aiProvider', ...stored },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          providerAudit('ai_provider.created', id, by, { name: stored.name, kind: stored.kind }),
-        ],
-      }),
-    );
+    await transact([
+      {
+        Put: {
+          TableName: tableName,
+          Item: { ...keys.aiProvider(id), entity: 'aiProvider', ...stored },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      providerAudit('ai_provider.created', id, by, { name: stored.name, kind: stored.kind }),
+    ]);
     forgetEnabled();
     return toProvider(stored);
   },
@@ -163,14 +160,10 @@ export const aiProviders = {
 
   /** Idempotent: deleting a provider that is not there is not an error. */
   async remove(providerId: string, by: AuditBy = systemActor): Promise<void> {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Delete: { TableName: tableName, Key: keys.aiProvider(providerId) } },
-          providerAudit('ai_provider.deleted', providerId, by),
-        ],
-      }),
-    );
+    await transact([
+      { Delete: { TableName: tableName, Key: keys.aiProvider(providerId) } },
+      providerAudit('ai_provider.deleted', providerId, by),
+    ]);
     forgetEnabled();
   },
 

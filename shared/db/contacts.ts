@@ -1,9 +1,4 @@
-import {
-  GetCommand,
-  QueryCommand,
-  type QueryCommandInput,
-  TransactWriteCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
 import { ConflictError, NotFoundError, PreconditionFailedError } from '../errors';
 import { uuidv7 } from '../ids';
@@ -14,7 +9,7 @@ import { decodeCursor, encodeCursor } from './cursor';
 import { eventWrite } from './events';
 import { keys } from './keys';
 import { syncPage } from './sync';
-import { backoff, RetryBudget, type Write } from './transaction';
+import { backoff, ConcurrentChangeError, RetryBudget, transact, type Write } from './transaction';
 import {
   newStoredVisitor,
   PROFILE_FIELDS,
@@ -80,14 +75,11 @@ async function commit(
     ...guardWrites(orgId, before, after),
     ...extra,
   ];
+  // A failed condition without its own error is a lost `rev` race too (transact's ConcurrentChangeError).
   try {
-    await db.send(new TransactWriteCommand({ TransactItems: writes.map((write) => write.action) }));
+    await transact(writes);
   } catch (error) {
-    const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
-    if (!reasons) throw error;
-    const failed = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
-    if (failed >= 0) throw writes[failed]?.onConditionFailed?.() ?? new LostRace();
-    if (reasons.some((reason) => reason.Code === 'TransactionConflict')) throw new LostRace();
+    if (error instanceof ConcurrentChangeError) throw new LostRace();
     throw error;
   }
 }

@@ -12,7 +12,7 @@ import type { Visitor } from '../schemas/visitor';
 import { assignmentEntry, auditWrite } from './audit';
 import { batchGet } from './batch';
 import { db, tableName } from './client';
-import { eventItem } from './events';
+import { eventWrite } from './events';
 import { incrementWrites } from './increments';
 import { keys } from './keys';
 import { newMessage, putMessage, toMessage } from './messages';
@@ -576,7 +576,7 @@ export const conversations = {
           },
         },
       },
-      { action: { Put: { TableName: tableName, Item: eventItem(orgId, 'conversation.created', api) } } },
+      eventWrite(orgId, 'conversation.created', api),
     ];
     if (first) writes.push(...putMessage(first));
     writes.push(...incrementWrites(stats.conversationStarted(conversation, opened, first)));

@@ -1,12 +1,12 @@
-import { BatchGetCommand, GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { OperatorRole } from '../auth/caller';
 import { mintOrgToken, type OrgTokenKind } from '../auth/tokens';
 import { clock } from '../clock';
 import { db, tableName, ttlSeconds } from './client';
-import { conditionFailedAt } from './errors';
 import { type Key, keys } from './keys';
 import { type AuditBy, type OrgAuditEntry, orgAudit, systemActor } from './org-audit';
 import { type Organization, organizations } from './organizations';
+import { ConcurrentChangeError, transact, transactUnlessConditionFails } from './transaction';
 
 /**
  * Stored credentials: API keys, operator sessions and visitor tokens. Only the SHA-256 of a token is
@@ -94,52 +94,38 @@ export const credentials = {
       revokedAt: null,
       ...record,
     };
-    try {
-      await db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            organizations.existsCheck(orgId),
-            { Put: { TableName: tableName, Item: { ...keys.apiKey(orgId, record.id), ...item } } },
-            orgAudit.write(orgId, {
-              ...by,
-              type: 'api_key.created',
-              target: { type: 'api_key', id: record.id },
-              details: { name: record.name, scopes: record.scopes },
-            }),
-          ],
-        }),
-      );
-    } catch (error) {
-      if (conditionFailedAt(error, 0)) return undefined;
-      throw error;
-    }
+    const failed = await transactUnlessConditionFails([
+      organizations.existsCheck(orgId),
+      { Put: { TableName: tableName, Item: { ...keys.apiKey(orgId, record.id), ...item } } },
+      orgAudit.write(orgId, {
+        ...by,
+        type: 'api_key.created',
+        target: { type: 'api_key', id: record.id },
+        details: { name: record.name, scopes: record.scopes },
+      }),
+    ]);
+    if (failed === 0) return undefined;
+    if (failed !== undefined) throw new ConcurrentChangeError();
     return { ...record, key: minted.token };
   },
 
   /** Marks an active key revoked, with its audit entry; false when there is no such active key. */
   async revokeApiKey(orgId: string, keyId: string, by: AuditBy = systemActor): Promise<boolean> {
-    try {
-      await db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: tableName,
-                Key: keys.apiKey(orgId, keyId),
-                UpdateExpression: 'SET revokedAt = :now',
-                ConditionExpression: 'attribute_exists(pk) AND revokedAt = :null',
-                ExpressionAttributeValues: { ':now': clock.nowIso(), ':null': null },
-              },
-            },
-            orgAudit.write(orgId, { ...by, type: 'api_key.revoked', target: { type: 'api_key', id: keyId } }),
-          ],
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (conditionFailedAt(error, 0)) return false;
-      throw error;
-    }
+    const failed = await transactUnlessConditionFails([
+      {
+        Update: {
+          TableName: tableName,
+          Key: keys.apiKey(orgId, keyId),
+          UpdateExpression: 'SET revokedAt = :now',
+          ConditionExpression: 'attribute_exists(pk) AND revokedAt = :null',
+          ExpressionAttributeValues: { ':now': clock.nowIso(), ':null': null },
+        },
+      },
+      orgAudit.write(orgId, { ...by, type: 'api_key.revoked', target: { type: 'api_key', id: keyId } }),
+    ]);
+    if (failed === 0) return false;
+    if (failed !== undefined) throw new ConcurrentChangeError();
+    return true;
   },
 
   async createOperatorSession(orgId: string, operatorId: string, role: OperatorRole, ttlHours: number) {
@@ -187,23 +173,19 @@ export const credentials = {
       createdAt: clock.nowIso(),
       expiresAt: ttlSeconds(expiresAtMs),
     };
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: tableName,
-              Item: { ...keys.operatorSession(orgId, item.id), ...item },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          orgAudit.write(orgId, {
-            ...audit,
-            details: { ...audit.details, sessionId: item.id, expiresAt: new Date(expiresAtMs).toISOString() },
-          }),
-        ],
+    await transact([
+      {
+        Put: {
+          TableName: tableName,
+          Item: { ...keys.operatorSession(orgId, item.id), ...item },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      orgAudit.write(orgId, {
+        ...audit,
+        details: { ...audit.details, sessionId: item.id, expiresAt: new Date(expiresAtMs).toISOString() },
       }),
-    );
+    ]);
     return { token: minted.token, sessionId: item.id, expiresAt: new Date(expiresAtMs).toISOString() };
   },
 
@@ -213,30 +195,23 @@ export const credentials = {
    * forged, ended or ordinary session is left alone).
    */
   async endImpersonation(orgId: string, sessionId: string, hash: string, audit: OrgAuditEntry) {
-    try {
-      await db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: tableName,
-                Key: keys.operatorSession(orgId, sessionId),
-                UpdateExpression: 'SET revokedAt = :now',
-                ConditionExpression:
-                  'attribute_exists(pk) AND #hash = :hash AND attribute_exists(impersonatedBy) AND (attribute_not_exists(revokedAt) OR revokedAt = :null)',
-                ExpressionAttributeNames: { '#hash': 'hash' },
-                ExpressionAttributeValues: { ':now': clock.nowIso(), ':hash': hash, ':null': null },
-              },
-            },
-            orgAudit.write(orgId, { ...audit, details: { ...audit.details, sessionId } }),
-          ],
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (conditionFailedAt(error, 0)) return false;
-      throw error;
-    }
+    const failed = await transactUnlessConditionFails([
+      {
+        Update: {
+          TableName: tableName,
+          Key: keys.operatorSession(orgId, sessionId),
+          UpdateExpression: 'SET revokedAt = :now',
+          ConditionExpression:
+            'attribute_exists(pk) AND #hash = :hash AND attribute_exists(impersonatedBy) AND (attribute_not_exists(revokedAt) OR revokedAt = :null)',
+          ExpressionAttributeNames: { '#hash': 'hash' },
+          ExpressionAttributeValues: { ':now': clock.nowIso(), ':hash': hash, ':null': null },
+        },
+      },
+      orgAudit.write(orgId, { ...audit, details: { ...audit.details, sessionId } }),
+    ]);
+    if (failed === 0) return false;
+    if (failed !== undefined) throw new ConcurrentChangeError();
+    return true;
   },
 
   /**

@@ -10,14 +10,18 @@ import { decodeCursor, encodeCursor } from './cursor';
 import { type DomainEvent, type DomainEventType, toDomainEvent } from './events';
 import { keys } from './keys';
 
-/** Events younger than this are not served yet: see `feed`. */
-export const FEED_SETTLE_MS = 1_000;
+/**
+ * Events younger than this are not served yet (see `feed`). An event's id is stamped at each send of
+ * its transaction (shared/db/transaction.ts), so this covers one send, which a busy local DynamoDB
+ * can hold for most of a second; the contract allows an event to appear up to 5 s after its commit.
+ */
+export const FEED_SETTLE_MS = 2_000;
 const MAX_FEED_PAGES = 10;
 
 /**
- * The organization's events, oldest first. Ids are minted before their transaction commits, so
- * two writers in the same instant may commit out of id order; serving only events older than
- * FEED_SETTLE_MS means a cursor never moves past an event that has yet to appear.
+ * The organization's events, oldest first. Ids are minted when their transaction is sent, before
+ * it commits, so two writers in the same instant may commit out of id order; serving only events
+ * older than FEED_SETTLE_MS means a cursor never moves past an event that has yet to appear.
  */
 export async function feed(
   orgId: string,

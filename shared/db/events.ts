@@ -55,22 +55,39 @@ export function eventDataOf(item: Record<string, unknown>): unknown {
  * it describes, so neither exists without the other; the table stream carries it onwards.
  */
 export function eventItem(orgId: string, type: DomainEventType, data: unknown) {
-  // The id tells the same instant as `timestamp`, on the service clock (as the resource's own times
-  // are): the feed's settled end and the analytics export's part-day reads find events by id.
-  const nowMs = clock.nowMs();
-  const id = uuidv7(nowMs);
   return {
-    ...keys.event(orgId, id),
+    ...eventStamp(orgId, clock.nowMs()),
     entity: 'event',
-    id,
     type,
-    timestamp: new Date(nowMs).toISOString(),
     organizationId: orgId,
     // The resource as JSON, deflated: an event is written in the transaction of its change, where
     // every 1 KB write unit counts twice (docs/decisions.md, "Events store their data deflated").
     dataZ: deflateRawSync(JSON.stringify(data)),
+  };
+}
+
+/**
+ * What places an event in time: its id tells the same instant as `timestamp`, on the service clock
+ * (as the resource's own times are), so the feed's settled end and the analytics export's part-day
+ * reads find events by id.
+ */
+function eventStamp(orgId: string, nowMs: number) {
+  const id = uuidv7(nowMs);
+  return {
+    ...keys.event(orgId, id),
+    id,
+    timestamp: new Date(nowMs).toISOString(),
     expiresAt: ttlSeconds(nowMs + EVENT_RETENTION_MS),
   };
+}
+
+/**
+ * The event item as sent now: a new id and time of this moment, the rest as built. The transaction
+ * carrying it stamps it at each send (shared/db/transaction.ts), so an event commits within one send
+ * of its id however long its request waited or retried, and the feed never passes it.
+ */
+function restampedEvent(item: Record<string, unknown>): Record<string, unknown> {
+  return { ...item, ...eventStamp(String(item.organizationId), clock.nowMs()) };
 }
 
 export type RealtimeType = 'message_edited' | 'note_invalidated' | 'conversation_snoozed';
@@ -103,9 +120,16 @@ export function realtimeItem(
   };
 }
 
-/** A domain event as an action of the transaction of its change. */
+/**
+ * A domain event as an action of the transaction of its change, stamped again at each send of that
+ * transaction (`restampedEvent`).
+ */
 export function eventWrite(orgId: string, type: DomainEventType, data: unknown): Write {
-  return { action: { Put: { TableName: tableName, Item: eventItem(orgId, type, data) } } };
+  const Item = eventItem(orgId, type, data);
+  return {
+    action: { Put: { TableName: tableName, Item } },
+    atSend: () => ({ Put: { TableName: tableName, Item: restampedEvent(Item) } }),
+  };
 }
 
 export function realtimeWrite(orgId: string, notice: Parameters<typeof realtimeItem>[1]): Write {

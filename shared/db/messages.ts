@@ -5,10 +5,10 @@ import type { Message } from '../schemas/message';
 import { messageProjection } from '../schemas/projections';
 import { batchGet } from './batch';
 import { db, tableName } from './client';
-import { eventItem, eventWrite, realtimeWrite } from './events';
+import { eventWrite, realtimeWrite } from './events';
 import { keys } from './keys';
 import { project } from './project';
-import { queryPrefix } from './query';
+import { childrenQuery, queryPrefix } from './query';
 import { mustExist, type Write } from './transaction';
 import type { AttachmentMetadata } from './uploads';
 
@@ -81,7 +81,7 @@ export function putMessage(message: Message): Write[] {
         },
       },
     },
-    { action: { Put: { TableName: tableName, Item: eventItem(message.orgId, 'message.created', message) } } },
+    eventWrite(message.orgId, 'message.created', message),
   ];
 }
 
@@ -97,6 +97,60 @@ export interface StoredMessage extends Message {
 
 function storedOf(item: Record<string, unknown>): StoredMessage {
   return { ...toMessage(item), editCount: Number(item.editCount ?? 0) };
+}
+
+/** What a read-state change needs of a message: where it is. */
+export type MessageRef = Pick<Message, 'orgId' | 'conversationId' | 'id'>;
+
+const unreadVisitorMessage = (message: Message): boolean =>
+  message.senderType === 'visitor' && !message.isRead && !message.deletedAt;
+
+/** Messages per page of `unreadFromTable`: small first (the missing ones are the newest), then doubling. */
+const FIRST_TABLE_PAGE = 50;
+const LARGEST_TABLE_PAGE = 1_600;
+
+/**
+ * Adds to `found` the conversation's unread visitor messages, newest first, until `wanted` are
+ * known or its messages end: strongly consistent Query pages of the conversation's own partition
+ * (`MSG#`), filtered to unread visitor messages not deleted and projecting only the id (the filter
+ * reads the rest; the read units are those of the items read, which the early stop keeps few).
+ */
+async function unreadFromTable(
+  orgId: string,
+  conversationId: string,
+  found: Map<string, MessageRef>,
+  wanted: number,
+): Promise<void> {
+  const pk = keys.conversationPartition(orgId, conversationId);
+  let startKey: Record<string, unknown> | undefined;
+  let pageSize = FIRST_TABLE_PAGE;
+  do {
+    const page = await db.send(
+      new QueryCommand({
+        ...childrenQuery(pk, keys.messagePrefix, { ':visitor': 'visitor', ':false': false, ':null': null }),
+        FilterExpression:
+          '#sender = :visitor AND #read = :false AND (attribute_not_exists(#deleted) OR #deleted = :null)',
+        ProjectionExpression: '#id',
+        ExpressionAttributeNames: {
+          '#id': 'id',
+          '#sender': 'senderType',
+          '#read': 'isRead',
+          '#deleted': 'deletedAt',
+        },
+        ConsistentRead: true,
+        ScanIndexForward: false,
+        Limit: pageSize,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const id = String(item.id);
+      if (!found.has(id)) found.set(id, { orgId, conversationId, id });
+      if (found.size >= wanted) return;
+    }
+    startKey = page.LastEvaluatedKey;
+    pageSize = Math.min(pageSize * 2, LARGEST_TABLE_PAGE);
+  } while (startKey);
 }
 
 export const messages = {
@@ -148,10 +202,42 @@ export const messages = {
   },
 
   /**
+   * Up to `limit` unread visitor messages of the conversation (not deleted), as the table holds them
+   * now, for "mark read": every one that existed when it was asked, index lag or not. `unreadCount`
+   * is the conversation's own count from the strongly consistent read just before (a post in
+   * between makes the caller's conditioned write fail and read again), so it says how many to find.
+   *
+   * The cheapest exact way: the unread index first (keys only, ≤ `limit` entries, then one strong
+   * BatchGetItem of those messages: stale entries of messages read meanwhile drop out). The index
+   * may not show the newest writes yet (a message posted, or marked unread, a moment ago); only when
+   * it shows fewer than the count says are the conversation's messages read from the table itself,
+   * newest first (what the index misses is the newest), strongly consistent, until the missing ones
+   * are found (`unreadFromTable`). Without lag that costs nothing more than before (1 Query + 1
+   * BatchGetItem); with lag, one or a few Query pages of the newest messages.
+   */
+  async unreadToMark(
+    orgId: string,
+    conversationId: string,
+    unreadCount: number,
+    limit: number,
+  ): Promise<{ messages: MessageRef[]; more: boolean }> {
+    const candidates = await messages.unreadIds(orgId, conversationId, limit);
+    const fresh = await messages.getMany(orgId, conversationId, candidates);
+    const found = new Map<string, MessageRef>();
+    for (const message of fresh.values()) if (unreadVisitorMessage(message)) found.set(message.id, message);
+    const wanted = Math.min(limit, unreadCount);
+    // A count lower than the index (drifted) still marks all the index shows, as before.
+    if (found.size >= wanted) return { messages: [...found.values()], more: candidates.length === limit };
+    await unreadFromTable(orgId, conversationId, found, wanted);
+    // The table was read until `wanted` were found or to its end: fewer than a chunk means no more.
+    return { messages: [...found.values()].slice(0, limit), more: found.size >= limit };
+  },
+
+  /**
    * Flips the read flag of a visitor message (and its place in the unread index) only if it is still
    * the other way round and not deleted, so concurrent markers never count a message twice.
    */
-  readStateWrite(message: Message, isRead: boolean): Write {
+  readStateWrite(message: MessageRef, isRead: boolean): Write {
     const unreadKeys = keys.unreadMessage(message.orgId, message.conversationId, message.id);
     return {
       action: {

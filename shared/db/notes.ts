@@ -1,20 +1,19 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
 import type { Actor } from '../conversations/actor';
+import { NotFoundError } from '../errors';
 import { uuidv7 } from '../ids';
 import { sanitizeText } from '../sanitize/text';
 import type { Note } from '../schemas/note';
 import { noteProjection } from '../schemas/projections';
 import { auditWrite } from './audit';
-import { db, tableName } from './client';
+import { tableName } from './client';
 import { conversationLive } from './conversations';
 import { eventWrite, realtimeWrite } from './events';
 import { keys } from './keys';
 import { type AuditBy, orgAudit } from './org-audit';
 import { project } from './project';
 import { queryPrefix } from './query';
-import { ConcurrentChangeError, RetryBudget, transact, type Write } from './transaction';
+import { transact, type Write } from './transaction';
 
 export type { Note };
 
@@ -84,6 +83,7 @@ function deleteWrites(
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
       },
+      onConditionFailed: (item) => new NoteRefused(item ? 'not_author' : 'not_found'),
     },
     eventWrite(orgId, 'note.deleted', { id: noteId, conversationId, deletedBy: actor, deletedAt }),
     realtimeWrite(orgId, {
@@ -103,6 +103,13 @@ function deleteWrites(
       }),
     },
   ];
+}
+
+/** Why a note's delete was refused, from its own condition. */
+class NoteRefused extends Error {
+  constructor(readonly reason: 'not_author' | 'not_found') {
+    super(`The note was not deleted: ${reason}`);
+  }
 }
 
 export const notes = {
@@ -151,30 +158,15 @@ export const notes = {
     /** The audit log's actor (impersonation included); `actor` when absent. */
     by?: AuditBy;
   }): Promise<DeleteNoteResult> {
-    const budget = new RetryBudget();
-    for (let attempt = 1; ; attempt++) {
-      const deletedAt = clock.nowIso();
-      try {
-        await db.send(
-          new TransactWriteCommand({
-            TransactItems: deleteWrites(input, deletedAt).map((write) => write.action),
-          }),
-        );
-        return { ok: true, deletedAt };
-      } catch (error) {
-        if (!(error instanceof TransactionCanceledException)) throw error;
-        const reasons = error.CancellationReasons ?? [];
-        const own = reasons[0];
-        if (own?.Code === 'ConditionalCheckFailed') {
-          return { ok: false, reason: own.Item ? 'not_author' : 'not_found' };
-        }
-        // The conversation was deleted meanwhile: its notes are gone with it.
-        if (reasons.some((reason) => reason.Code === 'ConditionalCheckFailed'))
-          return { ok: false, reason: 'not_found' };
-        // Another transaction on the same note at once (a concurrent delete): try again.
-        if (!reasons.some((reason) => reason.Code === 'TransactionConflict')) throw error;
-        if (!(await budget.pause(attempt))) throw new ConcurrentChangeError();
-      }
+    const deletedAt = clock.nowIso();
+    try {
+      await transact(deleteWrites(input, deletedAt));
+      return { ok: true, deletedAt };
+    } catch (error) {
+      if (error instanceof NoteRefused) return { ok: false, reason: error.reason };
+      // The conversation was deleted meanwhile (`conversationLive`): its notes are gone with it.
+      if (error instanceof NotFoundError) return { ok: false, reason: 'not_found' };
+      throw error;
     }
   },
 };

@@ -1,17 +1,16 @@
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { OperatorRole } from '../auth/caller';
 import { clock } from '../clock';
 import { uuidv7 } from '../ids';
 import type { Operator } from '../schemas/organization';
 import { operatorProjection } from '../schemas/projections';
 import { db, tableName } from './client';
-import { conditionFailedAt } from './errors';
 import { keys } from './keys';
 import { type AuditBy, orgAudit, systemActor } from './org-audit';
 import { organizations } from './organizations';
 import { project } from './project';
 import { queryPrefix } from './query';
-import { mustExist, type Write } from './transaction';
+import { ConcurrentChangeError, mustExist, transactUnlessConditionFails, type Write } from './transaction';
 
 export type { Operator };
 
@@ -29,48 +28,41 @@ export const operators = {
     by: AuditBy = systemActor,
   ): Promise<CreateOperatorResult> {
     const operator: Operator = { id: uuidv7(), orgId, ...input, createdAt: clock.nowIso() };
-    try {
-      await db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            organizations.existsCheck(orgId),
-            {
-              Put: {
-                TableName: tableName,
-                Item: {
-                  ...keys.operatorEmail(orgId, input.email),
-                  entity: 'operatorEmail',
-                  operatorId: operator.id,
-                },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
-            {
-              Put: {
-                TableName: tableName,
-                Item: {
-                  ...keys.operator(orgId, operator.id),
-                  // Finds the operator's organization from its id alone (impersonation).
-                  ...keys.operatorLookup(operator.id),
-                  entity: 'operator',
-                  ...operator,
-                },
-              },
-            },
-            orgAudit.write(orgId, {
-              ...by,
-              type: 'operator.created',
-              target: { type: 'operator', id: operator.id },
-              details: { name: operator.name, email: operator.email, role: operator.role },
-            }),
-          ],
-        }),
-      );
-    } catch (error) {
-      if (conditionFailedAt(error, 0)) return { ok: false, reason: 'organization_missing' };
-      if (conditionFailedAt(error, 1)) return { ok: false, reason: 'email_taken' };
-      throw error;
-    }
+    const failed = await transactUnlessConditionFails([
+      organizations.existsCheck(orgId),
+      {
+        Put: {
+          TableName: tableName,
+          Item: {
+            ...keys.operatorEmail(orgId, input.email),
+            entity: 'operatorEmail',
+            operatorId: operator.id,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      {
+        Put: {
+          TableName: tableName,
+          Item: {
+            ...keys.operator(orgId, operator.id),
+            // Finds the operator's organization from its id alone (impersonation).
+            ...keys.operatorLookup(operator.id),
+            entity: 'operator',
+            ...operator,
+          },
+        },
+      },
+      orgAudit.write(orgId, {
+        ...by,
+        type: 'operator.created',
+        target: { type: 'operator', id: operator.id },
+        details: { name: operator.name, email: operator.email, role: operator.role },
+      }),
+    ]);
+    if (failed === 0) return { ok: false, reason: 'organization_missing' };
+    if (failed === 1) return { ok: false, reason: 'email_taken' };
+    if (failed !== undefined) throw new ConcurrentChangeError();
     return { ok: true, operator };
   },
 

@@ -3,8 +3,13 @@ import { clock } from '../clock';
 import { db, tableName } from './client';
 import { decodeCursor, encodeCursor } from './cursor';
 
-/** Changes an incremental sync serves only once they are this old: writers commit within it (as the events feed). */
-export const SYNC_SETTLE_MS = 1_000;
+/**
+ * Changes an incremental sync serves only once they are this old. A change's sort key is its
+ * `updatedAt`, taken when the write is built: it commits within the request's retry budget
+ * (RETRY_BUDGET_MS and one last send), and then reaches the index, which in AWS lags its table
+ * (usually well under a second). The contract allows a change to appear up to 5 s after its commit.
+ */
+export const SYNC_SETTLE_MS = 3_500;
 
 /**
  * One page of an incremental sync over an index sorted by `<updatedAt>#<id>`: entries after the

@@ -1,5 +1,5 @@
-import { type AttributeValue, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
 import type { OperatorTeam } from '../schemas/team';
 import { db, tableName } from './client';
@@ -7,7 +7,7 @@ import { isConditionFailure } from './errors';
 import { keys } from './keys';
 import { queryPrefix } from './query';
 import { leaseFromWindow } from './rate-windows';
-import { ConcurrentChangeError, RetryBudget } from './transaction';
+import { retryTransient, transact } from './transaction';
 
 /**
  * Operator teams: one item per team in the organization's `TEAMS` partition (name, description,
@@ -61,21 +61,10 @@ function teamOfRaw(item: RawItem): OperatorTeam {
   });
 }
 
-const cancellationOf = (error: unknown) =>
-  error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []) : undefined;
-
-/** Runs a transaction again when it only collided with another one on the same items. */
-async function retryingConflicts<T>(attempt: () => Promise<T>): Promise<T> {
-  const budget = new RetryBudget();
-  for (let round = 1; ; round++) {
-    try {
-      return await attempt();
-    } catch (error) {
-      const reasons = cancellationOf(error);
-      const conflict = reasons?.some((reason) => reason.Code === 'TransactionConflict') ?? false;
-      if (!conflict) throw error;
-      if (!(await budget.pause(round))) throw new ConcurrentChangeError();
-    }
+/** A team write refused by one of its conditions, with the answer that condition means. */
+class TeamRefusal extends Error {
+  constructor(readonly result: DeleteTeamResult | AddMemberResult) {
+    super('The team write was refused');
   }
 }
 
@@ -110,36 +99,32 @@ export const teams = {
   /** One transaction: the team and its companion item (no open conversations yet). */
   async create(team: OperatorTeam): Promise<OperatorTeam> {
     const { memberIds: _none, description, ...rest } = team;
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: tableName,
-              Item: {
-                ...keys.team(team.orgId, team.id),
-                entity: 'team',
-                ...rest,
-                ...(description !== null ? { description } : {}),
-              },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
+    await transact([
+      {
+        Put: {
+          TableName: tableName,
+          Item: {
+            ...keys.team(team.orgId, team.id),
+            entity: 'team',
+            ...rest,
+            ...(description !== null ? { description } : {}),
           },
-          {
-            Put: {
-              TableName: tableName,
-              Item: {
-                ...keys.teamExists(team.orgId, team.id),
-                entity: 'teamLoad',
-                teamId: team.id,
-                openConversations: 0,
-              },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      {
+        Put: {
+          TableName: tableName,
+          Item: {
+            ...keys.teamExists(team.orgId, team.id),
+            entity: 'teamLoad',
+            teamId: team.id,
+            openConversations: 0,
           },
-        ],
-      }),
-    );
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+    ]);
     return { ...team, memberIds: [] };
   },
 
@@ -192,17 +177,19 @@ export const teams = {
     }
     if (differs.length === 0) return teams.get(orgId, teamId);
     try {
-      const { Attributes } = await db.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: keys.team(orgId, teamId),
-          UpdateExpression: `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
-          ConditionExpression: `attribute_exists(pk) AND (${differs.join(' OR ')})`,
-          ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
+      const { Attributes } = await retryTransient(() =>
+        db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.team(orgId, teamId),
+            UpdateExpression: `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
+            ConditionExpression: `attribute_exists(pk) AND (${differs.join(' OR ')})`,
+            ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+            ExpressionAttributeValues: values,
+            ReturnValues: 'ALL_NEW',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        ),
       );
       return Attributes ? teamOf(Attributes) : undefined;
     } catch (error) {
@@ -218,45 +205,43 @@ export const teams = {
    * (the deletion is refused) or meets the tombstone (the assignment is 422).
    */
   async remove(orgId: string, teamId: string): Promise<DeleteTeamResult> {
-    return retryingConflicts(async () => {
-      try {
-        await db.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Delete: {
-                  TableName: tableName,
-                  Key: keys.team(orgId, teamId),
-                  ConditionExpression: 'attribute_exists(pk)',
-                },
-              },
-              {
-                Update: {
-                  TableName: tableName,
-                  Key: keys.teamExists(orgId, teamId),
-                  UpdateExpression: 'SET deletedAt = :now',
-                  ConditionExpression:
-                    'attribute_exists(pk) AND attribute_not_exists(deletedAt) AND (attribute_not_exists(openConversations) OR openConversations = :zero)',
-                  ExpressionAttributeValues: { ':now': clock.nowIso(), ':zero': 0 },
-                  ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-                },
-              },
-            ],
-          }),
-        );
-        return 'deleted';
-      } catch (error) {
-        const reasons = cancellationOf(error);
-        if (!reasons) throw error;
-        if (reasons[0]?.Code === 'ConditionalCheckFailed') return 'not_found';
-        const load = reasons[1];
-        if (load?.Code === 'ConditionalCheckFailed') {
-          const open = Number(load.Item?.openConversations?.N ?? 0);
-          return load.Item && !load.Item.deletedAt && open > 0 ? { openConversations: open } : 'not_found';
-        }
-        throw error;
-      }
-    });
+    try {
+      await transact([
+        {
+          action: {
+            Delete: {
+              TableName: tableName,
+              Key: keys.team(orgId, teamId),
+              ConditionExpression: 'attribute_exists(pk)',
+            },
+          },
+          onConditionFailed: () => new TeamRefusal('not_found'),
+        },
+        {
+          action: {
+            Update: {
+              TableName: tableName,
+              Key: keys.teamExists(orgId, teamId),
+              UpdateExpression: 'SET deletedAt = :now',
+              ConditionExpression:
+                'attribute_exists(pk) AND attribute_not_exists(deletedAt) AND (attribute_not_exists(openConversations) OR openConversations = :zero)',
+              ExpressionAttributeValues: { ':now': clock.nowIso(), ':zero': 0 },
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            },
+          },
+          onConditionFailed: (load) => {
+            const open = Number(load?.openConversations ?? 0);
+            return new TeamRefusal(
+              load && !load.deletedAt && open > 0 ? { openConversations: open } : 'not_found',
+            );
+          },
+        },
+      ]);
+      return 'deleted';
+    } catch (error) {
+      if (error instanceof TeamRefusal) return error.result as DeleteTeamResult;
+      throw error;
+    }
   },
 
   /**
@@ -265,63 +250,61 @@ export const teams = {
    * again and meets the other's member (409).
    */
   async addMember(orgId: string, teamId: string, operatorId: string): Promise<AddMemberResult> {
-    return retryingConflicts(async () => {
-      try {
-        await db.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Update: {
-                  TableName: tableName,
-                  Key: keys.team(orgId, teamId),
-                  UpdateExpression: 'ADD memberIds :member SET updatedAt = :now',
-                  ConditionExpression: 'attribute_exists(pk) AND NOT contains(memberIds, :operatorId)',
-                  ExpressionAttributeValues: {
-                    ':member': new Set([operatorId]),
-                    ':operatorId': operatorId,
-                    ':now': clock.nowIso(),
-                  },
-                  // Present: the team exists, so the operator is already a member; absent: no team.
-                  ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-                },
+    try {
+      await transact([
+        {
+          action: {
+            Update: {
+              TableName: tableName,
+              Key: keys.team(orgId, teamId),
+              UpdateExpression: 'ADD memberIds :member SET updatedAt = :now',
+              ConditionExpression: 'attribute_exists(pk) AND NOT contains(memberIds, :operatorId)',
+              ExpressionAttributeValues: {
+                ':member': new Set([operatorId]),
+                ':operatorId': operatorId,
+                ':now': clock.nowIso(),
               },
-              {
-                ConditionCheck: {
-                  TableName: tableName,
-                  Key: keys.operator(orgId, operatorId),
-                  ConditionExpression: 'attribute_exists(pk)',
-                },
-              },
-            ],
-          }),
-        );
-        return 'added';
-      } catch (error) {
-        const reasons = cancellationOf(error);
-        if (!reasons) throw error;
-        const team = reasons[0];
-        if (team?.Code === 'ConditionalCheckFailed') return team.Item ? 'already_member' : 'team_not_found';
-        if (reasons[1]?.Code === 'ConditionalCheckFailed') return 'operator_not_found';
-        throw error;
-      }
-    });
+              // Present: the team exists, so the operator is already a member; absent: no team.
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            },
+          },
+          onConditionFailed: (team) => new TeamRefusal(team ? 'already_member' : 'team_not_found'),
+        },
+        {
+          action: {
+            ConditionCheck: {
+              TableName: tableName,
+              Key: keys.operator(orgId, operatorId),
+              ConditionExpression: 'attribute_exists(pk)',
+            },
+          },
+          onConditionFailed: () => new TeamRefusal('operator_not_found'),
+        },
+      ]);
+      return 'added';
+    } catch (error) {
+      if (error instanceof TeamRefusal) return error.result as AddMemberResult;
+      throw error;
+    }
   },
 
   /** One UpdateItem that holds only while the operator is a member: false otherwise (or no team). */
   async removeMember(orgId: string, teamId: string, operatorId: string): Promise<boolean> {
     try {
-      await db.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: keys.team(orgId, teamId),
-          UpdateExpression: 'DELETE memberIds :member SET updatedAt = :now',
-          ConditionExpression: 'contains(memberIds, :operatorId)',
-          ExpressionAttributeValues: {
-            ':member': new Set([operatorId]),
-            ':operatorId': operatorId,
-            ':now': clock.nowIso(),
-          },
-        }),
+      await retryTransient(() =>
+        db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.team(orgId, teamId),
+            UpdateExpression: 'DELETE memberIds :member SET updatedAt = :now',
+            ConditionExpression: 'contains(memberIds, :operatorId)',
+            ExpressionAttributeValues: {
+              ':member': new Set([operatorId]),
+              ':operatorId': operatorId,
+              ':now': clock.nowIso(),
+            },
+          }),
+        ),
       );
       return true;
     } catch (error) {

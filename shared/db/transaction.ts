@@ -1,3 +1,19 @@
+/**
+ * The one write path for transactions. Every TransactWriteItems of the service is sent by `transact`
+ * (test/unit/layering.test.ts holds that), which:
+ * - gives each send its own `ClientRequestToken`, so the SDK's own retry of a send whose answer was
+ *   lost is answered by DynamoDB as the commit it was, instead of failing its own "must not exist";
+ * - builds the actions that ask for it again at each send (`Write.atSend`): a domain event takes the
+ *   moment of the send, since the events feed serves an event once it is FEED_SETTLE_MS old and an
+ *   event must commit within that of its id, however long the request waited before;
+ * - sends again, within the request's retry budget, what AWS cancels for a reason that passes
+ *   (another transaction on one of its items, a throttled partition), and answers 503 with
+ *   `Retry-After` once the budget is spent: never a 500;
+ * - turns a failed condition into the error its action declares.
+ *
+ * Single-item writes that AWS may refuse for the same passing reasons go through `retryTransient`.
+ */
+import { randomUUID } from 'node:crypto';
 import { type AttributeValue, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
@@ -15,6 +31,8 @@ export interface Write {
    * (`ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`).
    */
   onConditionFailed?: (item?: Record<string, unknown>) => Error;
+  /** The action as it is sent, built again at each send: a domain event takes the send's moment. */
+  atSend?: () => TransactItem;
 }
 
 export class ConcurrentChangeError extends Error {
@@ -22,41 +40,6 @@ export class ConcurrentChangeError extends Error {
     super('The item changed while this write was being prepared');
     this.name = 'ConcurrentChangeError';
   }
-}
-
-/**
- * Runs one TransactWriteItems (≤ 100 actions, all or nothing). A failed condition becomes the
- * error its action declares, or a ConcurrentChangeError that the caller may retry.
- */
-export async function transact(writes: readonly Write[]): Promise<void> {
-  if (writes.length === 0) return;
-  try {
-    await db.send(new TransactWriteCommand({ TransactItems: writes.map((write) => write.action) }));
-  } catch (error) {
-    if (!(error instanceof TransactionCanceledException)) throw error;
-    const reasons = error.CancellationReasons ?? [];
-    const failed = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
-    if (failed >= 0) {
-      const item = reasons[failed]?.Item;
-      throw (
-        writes[failed]?.onConditionFailed?.(item && unmarshall(item as Record<string, AttributeValue>)) ??
-        new ConcurrentChangeError()
-      );
-    }
-    // Two transactions on the same item at once: one of them is cancelled, and may simply retry.
-    if (reasons.some((reason) => reason.Code === 'TransactionConflict')) throw new ConcurrentChangeError();
-    throw error;
-  }
-}
-
-/** A condition that `key` names an existing item, failing the transaction with `error` otherwise. */
-export function mustExist(key: Key, error: () => Error): Write {
-  return {
-    action: {
-      ConditionCheck: { TableName: tableName, Key: key, ConditionExpression: 'attribute_exists(pk)' },
-    },
-    onConditionFailed: error,
-  };
 }
 
 /**
@@ -114,16 +97,164 @@ export function backoff(attempt: number): Promise<void> {
 }
 
 /**
- * Runs a read-then-write cycle again when it lost a race (ConcurrentChangeError), within one
- * request's retry budget; other errors, and a race still lost when the budget is spent, are thrown.
+ * Errors of a single request that pass: another transaction holds the item, a partition is over its
+ * throughput (after the SDK's own retries), or a send with the same token is still in flight.
  */
-export async function retryOnConflict<T>(cycle: () => Promise<T>): Promise<T> {
-  const budget = new RetryBudget();
+const TRANSIENT = new Set([
+  'TransactionConflictException',
+  'TransactionInProgressException',
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+]);
+
+/** Cancellation reasons that pass: the same transaction may simply be sent again. */
+const PASSING_REASONS = new Set([
+  'None',
+  'TransactionConflict',
+  'ThrottlingError',
+  'ProvisionedThroughputExceeded',
+]);
+
+/**
+ * What a passing refusal that outlasted the budget is thrown as: a conflict as ConcurrentChangeError,
+ * a throttle as the SDK's own error. The HTTP layer answers both 503 with `Retry-After`, and logs
+ * which it was.
+ */
+function outlasted(error: unknown): Error {
+  if (error instanceof TransactionCanceledException) {
+    const reasons = error.CancellationReasons ?? [];
+    if (reasons.some((reason) => reason.Code === 'TransactionConflict')) return new ConcurrentChangeError();
+    return new ThrottledError();
+  }
+  return error instanceof Error ? error : new ConcurrentChangeError();
+}
+
+/** A transaction AWS kept cancelling for throughput (`ThrottlingError`): load, answered 503. */
+export class ThrottledError extends Error {
+  constructor() {
+    super('A partition the transaction writes is over its throughput');
+    this.name = 'ThrottlingException';
+  }
+}
+
+/** True for a failure that passes by itself (`TRANSIENT`). */
+export function isTransient(error: unknown): boolean {
+  return error instanceof Error && TRANSIENT.has(error.name);
+}
+
+/**
+ * Runs a single-item write (or read) again when AWS refuses it for a reason that passes
+ * (`TRANSIENT`), within the request's budget; then 503. Other errors are thrown as they are.
+ */
+export async function retryTransient<T>(send: () => Promise<T>, budget = new RetryBudget()): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await cycle();
+      return await send();
     } catch (error) {
-      if (!(error instanceof ConcurrentChangeError) || !(await budget.pause(attempt))) throw error;
+      if (!isTransient(error)) throw error;
+      if (!(await budget.pause(attempt))) throw outlasted(error);
+    }
+  }
+}
+
+/** An action with no error of its own for a failed condition: that is a conflict to retry. */
+function asWrite(write: Write | TransactItem): Write {
+  return 'action' in write ? write : { action: write };
+}
+
+/** The actions as sent (see `Write.atSend`). */
+function freshActions(writes: readonly Write[]): TransactItem[] {
+  return writes.map((write) => write.atSend?.() ?? write.action);
+}
+
+/**
+ * Runs one TransactWriteItems (≤ 100 actions, all or nothing), sent again within the budget while
+ * AWS cancels it for a passing reason. A failed condition becomes the error its action declares,
+ * or a ConcurrentChangeError that the caller may retry from a new read.
+ */
+export async function transact(
+  actions: readonly (Write | TransactItem)[],
+  options: { budget?: RetryBudget } = {},
+): Promise<void> {
+  if (actions.length === 0) return;
+  const writes = actions.map(asWrite);
+  const budget = options.budget ?? new RetryBudget();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db.send(
+        new TransactWriteCommand({ TransactItems: freshActions(writes), ClientRequestToken: randomUUID() }),
+      );
+      return;
+    } catch (error) {
+      if (error instanceof TransactionCanceledException) {
+        const reasons = error.CancellationReasons ?? [];
+        const failed = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
+        if (failed >= 0) {
+          const item = reasons[failed]?.Item;
+          throw (
+            writes[failed]?.onConditionFailed?.(item && unmarshall(item as Record<string, AttributeValue>)) ??
+            new ConcurrentChangeError()
+          );
+        }
+        if (!reasons.every((reason) => PASSING_REASONS.has(reason.Code ?? 'None'))) throw error;
+      } else if (!isTransient(error)) throw error;
+      if (!(await budget.pause(attempt))) throw outlasted(error);
+    }
+  }
+}
+
+/**
+ * The index of the first action whose condition failed, or undefined when the transaction committed:
+ * for writers whose conditions are answers (a name taken, an organization missing) rather than errors.
+ */
+export async function transactUnlessConditionFails(
+  writes: readonly (Write | TransactItem)[],
+  options: { budget?: RetryBudget } = {},
+): Promise<number | undefined> {
+  const checked = writes.map(
+    (write, index): Write => ({ ...asWrite(write), onConditionFailed: () => new ConditionFailedAt(index) }),
+  );
+  try {
+    await transact(checked, options);
+    return undefined;
+  } catch (error) {
+    if (error instanceof ConditionFailedAt) return error.index;
+    throw error;
+  }
+}
+
+class ConditionFailedAt extends Error {
+  constructor(readonly index: number) {
+    super(`The condition of action ${index} failed`);
+  }
+}
+
+/** A condition that `key` names an existing item, failing the transaction with `error` otherwise. */
+export function mustExist(key: Key, error: () => Error): Write {
+  return {
+    action: {
+      ConditionCheck: { TableName: tableName, Key: key, ConditionExpression: 'attribute_exists(pk)' },
+    },
+    onConditionFailed: error,
+  };
+}
+
+/**
+ * Runs a read-then-write cycle again when it lost a race (ConcurrentChangeError) or met a passing
+ * refusal, within one request's retry budget; other errors are thrown, and a race still lost when
+ * the budget is spent is a 503.
+ */
+export async function retryOnConflict<T>(
+  cycle: (budget: RetryBudget) => Promise<T>,
+  budget = new RetryBudget(),
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await cycle(budget);
+    } catch (error) {
+      if (!(error instanceof ConcurrentChangeError) && !isTransient(error)) throw error;
+      if (!(await budget.pause(attempt))) throw outlasted(error);
     }
   }
 }

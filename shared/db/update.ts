@@ -1,9 +1,14 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
 import { db, tableName } from './client';
-import { conditionFailedAt, isConditionFailure } from './errors';
+import { isConditionFailure } from './errors';
 import type { Key } from './keys';
-import type { TransactItem } from './transaction';
+import {
+  ConcurrentChangeError,
+  retryTransient,
+  type TransactItem,
+  transactUnlessConditionFails,
+} from './transaction';
 
 /**
  * Sets the given fields (undefined ones are left alone) and `updatedAt` on an item that must exist:
@@ -19,16 +24,18 @@ export async function updateExisting(
   );
   if (alongside.length > 0) return updateWith(key, fields, alongside);
   try {
-    const { Attributes } = await db.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: key,
-        UpdateExpression: `SET ${fields.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
-        ExpressionAttributeNames: Object.fromEntries(fields.map(([name], i) => [`#f${i}`, name])),
-        ExpressionAttributeValues: Object.fromEntries(fields.map(([, value], i) => [`:v${i}`, value])),
-        ConditionExpression: 'attribute_exists(pk)',
-        ReturnValues: 'ALL_NEW',
-      }),
+    const { Attributes } = await retryTransient(() =>
+      db.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: key,
+          UpdateExpression: `SET ${fields.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
+          ExpressionAttributeNames: Object.fromEntries(fields.map(([name], i) => [`#f${i}`, name])),
+          ExpressionAttributeValues: Object.fromEntries(fields.map(([, value], i) => [`:v${i}`, value])),
+          ConditionExpression: 'attribute_exists(pk)',
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
     );
     return Attributes;
   } catch (error) {
@@ -46,28 +53,21 @@ async function updateWith(
   fields: [string, unknown][],
   alongside: readonly TransactItem[],
 ): Promise<Record<string, unknown> | undefined> {
-  try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName,
-              Key: key,
-              UpdateExpression: `SET ${fields.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
-              ExpressionAttributeNames: Object.fromEntries(fields.map(([name], i) => [`#f${i}`, name])),
-              ExpressionAttributeValues: Object.fromEntries(fields.map(([, value], i) => [`:v${i}`, value])),
-              ConditionExpression: 'attribute_exists(pk)',
-            },
-          },
-          ...alongside,
-        ],
-      }),
-    );
-  } catch (error) {
-    if (conditionFailedAt(error, 0)) return undefined;
-    throw error;
-  }
+  const failed = await transactUnlessConditionFails([
+    {
+      Update: {
+        TableName: tableName,
+        Key: key,
+        UpdateExpression: `SET ${fields.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
+        ExpressionAttributeNames: Object.fromEntries(fields.map(([name], i) => [`#f${i}`, name])),
+        ExpressionAttributeValues: Object.fromEntries(fields.map(([, value], i) => [`:v${i}`, value])),
+        ConditionExpression: 'attribute_exists(pk)',
+      },
+    },
+    ...alongside,
+  ]);
+  if (failed === 0) return undefined;
+  if (failed !== undefined) throw new ConcurrentChangeError();
   const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
   return Item;
 }

@@ -1,4 +1,4 @@
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { uuidv7 } from '../ids';
 import { visitorProjection } from '../schemas/projections';
 import type { Visitor } from '../schemas/visitor';
@@ -7,6 +7,7 @@ import { credentials } from './credentials';
 import { eventWrite } from './events';
 import { keys } from './keys';
 import { project } from './project';
+import { transact } from './transaction';
 import { newStoredVisitor, profileOf, visitorItem } from './visitor-record';
 
 const toVisitor = project<Visitor>(visitorProjection);
@@ -33,15 +34,11 @@ export const visitors = {
     const profile = profileOf(stored, 0);
     const visitor: Visitor = toVisitor(profile);
     const token = credentials.visitorTokenItem(orgId, id, tokenTtlHours);
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Put: { TableName: tableName, Item: visitorItem(orgId, stored) } },
-          { Put: { TableName: tableName, Item: token.item } },
-          eventWrite(orgId, 'visitor.created', profile).action,
-        ],
-      }),
-    );
+    await transact([
+      { Put: { TableName: tableName, Item: visitorItem(orgId, stored) } },
+      { Put: { TableName: tableName, Item: token.item } },
+      eventWrite(orgId, 'visitor.created', profile),
+    ]);
     return { visitor, token: token.token, expiresAt: token.expiresAt };
   },
 

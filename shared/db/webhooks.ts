@@ -1,4 +1,4 @@
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
 import { uuidv7 } from '../ids';
 import { webhookProjection } from '../schemas/projections';
@@ -6,11 +6,11 @@ import type { Webhook } from '../schemas/webhook';
 import { openSecret, sealSecret } from '../webhooks/secret-box';
 import { batchGet } from './batch';
 import { db, tableName } from './client';
-import { conditionHeld } from './errors';
 import { keys } from './keys';
 import { type AuditBy, orgAudit } from './org-audit';
 import { project } from './project';
 import { queryPrefix } from './query';
+import { transact, transactUnlessConditionFails } from './transaction';
 import { updateExisting } from './update';
 
 export type { Webhook };
@@ -100,25 +100,21 @@ export const webhooks = {
       previousSecretSealed: null,
       previousSecretExpiresAt: null,
     };
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: tableName,
-              Item: { ...keys.webhook(orgId, created.id), entity: 'webhook', ...created },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          orgAudit.write(orgId, {
-            ...by,
-            type: 'webhook.created',
-            target: { type: 'webhook', id: created.id },
-            details: { url: created.url, events: created.events },
-          }),
-        ],
+    await transact([
+      {
+        Put: {
+          TableName: tableName,
+          Item: { ...keys.webhook(orgId, created.id), entity: 'webhook', ...created },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      orgAudit.write(orgId, {
+        ...by,
+        type: 'webhook.created',
+        target: { type: 'webhook', id: created.id },
+        details: { url: created.url, events: created.events },
       }),
-    );
+    ]);
     return toWebhook(created);
   },
 
@@ -150,26 +146,21 @@ export const webhooks = {
 
   /** Deleting stops its pending deliveries at once: every attempt reads the webhook first. */
   async remove(orgId: string, webhookId: string, by: AuditBy): Promise<boolean> {
-    return conditionHeld(() =>
-      db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Delete: {
-                TableName: tableName,
-                Key: keys.webhook(orgId, webhookId),
-                ConditionExpression: 'attribute_exists(pk)',
-              },
-            },
-            orgAudit.write(orgId, {
-              ...by,
-              type: 'webhook.deleted',
-              target: { type: 'webhook', id: webhookId },
-            }),
-          ],
-        }),
-      ),
-    );
+    const failed = await transactUnlessConditionFails([
+      {
+        Delete: {
+          TableName: tableName,
+          Key: keys.webhook(orgId, webhookId),
+          ConditionExpression: 'attribute_exists(pk)',
+        },
+      },
+      orgAudit.write(orgId, {
+        ...by,
+        type: 'webhook.deleted',
+        target: { type: 'webhook', id: webhookId },
+      }),
+    ]);
+    return failed === undefined;
   },
 
   /** The new secret signs from now on; the current one keeps signing beside it for 24 hours. */
@@ -178,33 +169,28 @@ export const webhooks = {
     if (!current) return false;
     const sealed = await sealSecret(secret, orgId);
     // Deleted or rotated concurrently (false): the caller reads again.
-    return conditionHeld(() =>
-      db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: tableName,
-                Key: keys.webhook(orgId, webhookId),
-                UpdateExpression:
-                  'SET secretSealed = :next, previousSecretSealed = :previous, previousSecretExpiresAt = :until, updatedAt = :now',
-                ConditionExpression: 'secretSealed = :previous',
-                ExpressionAttributeValues: {
-                  ':next': sealed,
-                  ':previous': current.secretSealed,
-                  ':until': new Date(clock.nowMs() + ROTATION_OVERLAP_MS).toISOString(),
-                  ':now': clock.nowIso(),
-                },
-              },
-            },
-            orgAudit.write(orgId, {
-              ...by,
-              type: 'webhook.secret_rotated',
-              target: { type: 'webhook', id: webhookId },
-            }),
-          ],
-        }),
-      ),
-    );
+    const failed = await transactUnlessConditionFails([
+      {
+        Update: {
+          TableName: tableName,
+          Key: keys.webhook(orgId, webhookId),
+          UpdateExpression:
+            'SET secretSealed = :next, previousSecretSealed = :previous, previousSecretExpiresAt = :until, updatedAt = :now',
+          ConditionExpression: 'secretSealed = :previous',
+          ExpressionAttributeValues: {
+            ':next': sealed,
+            ':previous': current.secretSealed,
+            ':until': new Date(clock.nowMs() + ROTATION_OVERLAP_MS).toISOString(),
+            ':now': clock.nowIso(),
+          },
+        },
+      },
+      orgAudit.write(orgId, {
+        ...by,
+        type: 'webhook.secret_rotated',
+        target: { type: 'webhook', id: webhookId },
+      }),
+    ]);
+    return failed === undefined;
   },
 };

@@ -87,6 +87,17 @@ describe('layering', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('sends every transaction through one write path (shared/db/transaction.ts)', () => {
+    // There a transaction gets its request token, its retries within the request's budget and its
+    // 503 when AWS keeps cancelling it; a TransactWriteCommand sent elsewhere would answer 500.
+    const offenders = [...graph.keys()].filter(
+      (file) =>
+        file !== 'shared/db/transaction.ts' &&
+        /\bTransactWrite(?:Items)?Command\(/.test(readFileSync(join(root, file), 'utf8')),
+    );
+    expect(offenders).toEqual([]);
+  });
+
   it('keeps what costs a function its cold start out of module load', () => {
     // On Node 22 an ES import of node:http loads undici (its WebSocket getters are read when the
     // module's exports are bound), and a first toLocaleString initialises ICU: ~15 ms each of a

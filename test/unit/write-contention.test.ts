@@ -9,11 +9,18 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { conversations } from '../../shared/db/conversations';
-import { ConcurrentChangeError, RETRY_BUDGET_MS, RetryBudget } from '../../shared/db/transaction';
+import { eventWrite } from '../../shared/db/events';
+import {
+  ConcurrentChangeError,
+  RETRY_BUDGET_MS,
+  RetryBudget,
+  ThrottledError,
+  transact,
+} from '../../shared/db/transaction';
 import { ok, route } from '../../shared/http/route';
 import { createHandler } from '../../shared/http/stack';
 import { logger } from '../../shared/logger';
-import { conversationExample, ids } from '../../shared/schemas/examples';
+import { conversationExample, ids, visitorExample } from '../../shared/schemas/examples';
 import * as z from '../../shared/schemas/zod';
 import { apiGatewayEvent, lambdaContext } from './helpers/apigw-event';
 import { apiKeyFixture, batchGetFrom, organizationItem } from './helpers/auth-items';
@@ -59,8 +66,14 @@ describe('a write that keeps losing to concurrent writers', () => {
     expect(elapsed).toBeLessThan(2_000);
     const attempts = ddb.commandCalls(TransactWriteCommand).length;
     expect(attempts).toBeGreaterThan(3);
-    // Each attempt starts again from a strong read of the conversation.
-    expect(ddb.commandCalls(GetCommand).length).toBe(attempts);
+    // A conflict cancels nothing that was read: the same transaction is sent again (its conditions
+    // are checked anew), each send with a request token of its own, from one strong read.
+    expect(ddb.commandCalls(GetCommand).length).toBe(1);
+    const tokens = ddb
+      .commandCalls(TransactWriteCommand)
+      .map((call) => call.args[0].input.ClientRequestToken);
+    expect(new Set(tokens).size).toBe(attempts);
+    expect(tokens.every((token) => typeof token === 'string' && token.length > 0)).toBe(true);
   });
 
   it('does not start an attempt that would carry the answer past 2 s when attempts are slow', async () => {
@@ -143,5 +156,97 @@ describe('retries among writers of one item', () => {
       spy.mockRestore();
       vi.useRealTimers();
     }
+  });
+});
+
+/** A transaction cancelled `times` times for `code`, then committed. */
+function cancelledThenCommitted(times: number, code: 'TransactionConflict' | 'ThrottlingError') {
+  ddb.reset();
+  let calls = 0;
+  ddb.on(TransactWriteCommand).callsFake(async () => {
+    calls += 1;
+    if (calls <= times)
+      throw new TransactionCanceledException({
+        message: 'Transaction cancelled',
+        $metadata: {},
+        CancellationReasons: [{ Code: code }, { Code: 'None' }],
+      });
+    return {};
+  });
+}
+
+/** The answer of an API-key request whose handling ends as `handle` does. */
+async function answerOf(handle: () => Promise<unknown>) {
+  const key = apiKeyFixture();
+  ddb.on(UpdateCommand).resolves({ Attributes: { used: 1 } });
+  ddb.on(BatchGetCommand).callsFake(batchGetFrom([key.item, organizationItem(key.orgId)]));
+  vi.spyOn(logger, 'warn').mockImplementation(() => undefined);
+  const handler = createHandler([
+    route({
+      method: 'POST',
+      path: '/api/busy',
+      operationId: 'busy',
+      summary: 'Write something',
+      tag: 'Test',
+      callers: ['apiKey'],
+      response: { status: 200, schema: z.unknown(), description: 'Written' },
+      handle: async () => ok(await handle()),
+    }),
+  ]);
+  return handler(
+    apiGatewayEvent({ method: 'POST', resource: '/api/busy', headers: { 'X-API-Key': key.token } }),
+    lambdaContext(),
+  );
+}
+
+describe('the one write path', () => {
+  it('sends a transaction again when AWS cancels it for a conflict or a throttled partition', async () => {
+    for (const code of ['TransactionConflict', 'ThrottlingError'] as const) {
+      cancelledThenCommitted(2, code);
+      await transact([
+        { action: { Put: { TableName: 't', Item: { pk: 'a', sk: 'b' } } } },
+        { action: { Put: { TableName: 't', Item: { pk: 'a', sk: 'c' } } } },
+      ]);
+      expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(3);
+    }
+  });
+
+  it('answers 503, never 500, when a partition stays throttled past the budget', async () => {
+    cancelledThenCommitted(Number.POSITIVE_INFINITY, 'ThrottlingError');
+    const started = performance.now();
+    const error = await transact([{ action: { Put: { TableName: 't', Item: { pk: 'a', sk: 'b' } } } }]).catch(
+      (caught: unknown) => caught,
+    );
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(error).toBeInstanceOf(ThrottledError);
+    const answer = await answerOf(() => Promise.reject(error));
+    expect(answer.statusCode).toBe(503);
+    expect(JSON.parse(answer.body).error.code).toBe('SERVICE_UNAVAILABLE');
+    expect(answer.headers?.['Retry-After']).toBe('1');
+  });
+
+  it('creates a conversation through conflicts instead of answering 503 at the first one', async () => {
+    cancelledThenCommitted(3, 'TransactionConflict');
+    const created = await conversations.create(ids.organization, { kind: 'apiKey' }, visitorExample, {
+      message: 'Hello',
+    });
+    expect(created.id).toBeTruthy();
+    expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(4);
+  });
+
+  it('stamps the domain events of each send with its moment, so the feed never passes an event', async () => {
+    cancelledThenCommitted(1, 'TransactionConflict');
+    const write = eventWrite(ids.organization, 'conversation.updated', { id: ids.conversation });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await transact([write]);
+    const sent = ddb
+      .commandCalls(TransactWriteCommand)
+      .map((call) => call.args[0].input.TransactItems?.[0]?.Put?.Item as Record<string, string>);
+    expect(sent).toHaveLength(2);
+    // Built before the pause; each send carries a new id and time, later than the one built.
+    const built = write.action.Put?.Item as Record<string, string>;
+    for (const item of sent) expect(String(item.timestamp) > String(built.timestamp)).toBe(true);
+    expect(sent[1]?.id).not.toBe(sent[0]?.id);
+    expect(sent[1]?.sk).toBe(`EVENT#${sent[1]?.id}`);
   });
 });

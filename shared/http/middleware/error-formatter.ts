@@ -4,12 +4,17 @@ import type { HttpMiddleware } from '../context';
 import { exposes, headersOf, statusOfCode } from '../errors';
 import { jsonResponse } from '../serialize';
 
-/** DynamoDB and SQS throttling is the client's cue to retry, not a server fault. */
+/**
+ * DynamoDB and SQS throttling, and a single write that met a transaction on its item, are the
+ * client's cue to retry, not a server fault (the data layer retries them first: retryTransient).
+ */
 const THROTTLING = new Set([
   'ProvisionedThroughputExceededException',
   'ThrottlingException',
   'RequestLimitExceeded',
   'TooManyRequestsException',
+  'TransactionConflictException',
+  'TransactionInProgressException',
 ]);
 
 function toServiceError(error: unknown): ServiceError | undefined {
