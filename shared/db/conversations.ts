@@ -629,7 +629,7 @@ export const conversations = {
       // Every writer passes here, so each team's count of open conversations follows every change.
       const teamWrites = next ? teamLoadWrites(orgId, [{ before: current, after: next }]) : [];
       try {
-        await transact([...conversationWrite, ...writes, ...teamWrites]);
+        await transact([...conversationWrite, ...writes, ...teamWrites], { budget });
         return result;
       } catch (error) {
         if (!(error instanceof ConcurrentChangeError) || !(await budget.pause(attempt))) throw error;
@@ -676,11 +676,14 @@ export const conversations = {
       // The first response is recorded after the commit: here the message counts only as a message.
       const counted = { ...withMessage(current, message), firstResponseTimeMs: current.firstResponseTimeMs };
       try {
-        await transact([
-          appendWrite(current, item.firstVisitorMessageAt === null, message, move),
-          ...items,
-          ...incrementWrites(stats.messagePosted(current, counted, message)),
-        ]);
+        await transact(
+          [
+            appendWrite(current, item.firstVisitorMessageAt === null, message, move),
+            ...items,
+            ...incrementWrites(stats.messagePosted(current, counted, message)),
+          ],
+          { budget },
+        );
       } catch (error) {
         if (error instanceof MoveNotApplied) {
           // Something moved meanwhile (a newer message, the operator) or the conversation went:

@@ -118,6 +118,55 @@ describe('many concurrent posts into one conversation', () => {
     expect(events.map((event) => event.data.id).sort()).toEqual(posted.map((message) => message.id).sort());
   });
 
+  it('shows a poller that follows the events feed during the burst every event exactly once', async () => {
+    const id = await newConversation();
+    // The poller starts at the feed's current end and follows its cursor, as an integrator does.
+    const start = await call<EventPage>('GET', '/api/events?types=message.created&limit=100', {
+      token: tenant.apiKey,
+    });
+    let cursor = start.body.nextCursor;
+    const seen: string[] = [];
+    const poll = async () => {
+      for (;;) {
+        const query = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
+        const page = await call<EventPage & { done: boolean }>(
+          'GET',
+          `/api/events?types=message.created&limit=100${query}`,
+          { token: tenant.apiKey },
+        );
+        seen.push(
+          ...page.body.data.filter((event) => event.data.conversationId === id).map((e) => e.data.id),
+        );
+        cursor = page.body.nextCursor;
+        if (page.body.done) return;
+      }
+    };
+    let posting = true;
+    const polling = (async () => {
+      while (posting) {
+        await poll();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    })();
+    const answers = await Promise.all(Array.from({ length: 50 }, (_, n) => post(id, n)));
+    posting = false;
+    await polling;
+    expect(answers.map((answer) => answer.status).filter((status) => status !== 201)).toEqual([]);
+    const posted = answers.map((answer) => answer.body.id).sort();
+    // Keep polling from the same cursor until every event has settled, and a while after.
+    await eventually(
+      async () => {
+        await poll();
+        return seen.length;
+      },
+      (count) => count >= posted.length,
+      { intervalMs: 250 },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await poll();
+    expect([...seen].sort()).toEqual(posted);
+  });
+
   it('keeps an If-Match taken before the posts valid, and PATCHes among the posts neither fail nor lose a post', async () => {
     const id = await newConversation();
     const { version } = await read(id);
