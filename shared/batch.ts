@@ -11,9 +11,10 @@ import type {
 } from 'aws-lambda';
 import { clock } from './clock';
 import { beginRequest, logger } from './logger';
-import { captureColdStart, observeQueueBatch } from './metrics';
+import { observeQueueBatch } from './metrics';
 import { METRICS_SERVICE } from './metrics-contract';
 import { type QueueJob, type QueueName, queueJobs } from './queue-jobs';
+import { streamBatchWorker } from './stream-batch';
 import { traceClientsWith } from './tracing';
 
 // Workers are not in front of a person: their SDK calls are X-Ray subsegments (shared/tracing.ts).
@@ -39,10 +40,12 @@ export function queueWorker<Q extends QueueName>(
   handle: (job: QueueJob<Q>, record: SQSRecord, context: Context) => Promise<void>,
   { parallel = false }: WorkerOptions = {},
 ): (event: SQSEvent, context: Context) => Promise<SQSBatchResponse> {
-  const processor = new BatchProcessor(EventType.SQS);
   return async (event, context) => {
     beginRequest(context.awsRequestId);
     observeQueueBatch(event.Records, clock.nowMs());
+    // A processor per batch: it holds the batch's failures, and locally several pollers invoke one
+    // instance at once (in Lambda an instance runs one batch at a time).
+    const processor = new BatchProcessor(EventType.SQS);
     return processPartialResponse(
       event,
       async (record: SQSRecord) => {
@@ -60,32 +63,15 @@ export function queueWorker<Q extends QueueName>(
 }
 
 /**
- * A consumer of the table's stream (Powertools Batch): records one after another; a record whose
- * handling throws is logged and reported, and the stream retries the batch from the first one.
+ * A consumer of the table's stream, record by record (shared/stream-batch.ts): a record whose
+ * handling throws is logged and reported, and no other.
  */
 export function streamWorker(
   name: string,
   handle: (record: DynamoDBRecord, context: Context) => Promise<void>,
 ): (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse> {
-  const processor = new BatchProcessor(EventType.DynamoDBStreams);
-  return async (event, context) => {
-    beginRequest(context.awsRequestId);
-    captureColdStart();
-    return processPartialResponse(
-      event,
-      async (record: DynamoDBRecord) => {
-        try {
-          await handle(record, context);
-        } catch (error) {
-          logger.error(`${name} failed`, {
-            error: error as Error,
-            sequenceNumber: record.dynamodb?.SequenceNumber,
-          });
-          throw error;
-        }
-      },
-      processor,
-      { context, processInParallel: false, throwOnFullBatchFailure: false },
-    );
-  };
+  return streamBatchWorker(name, {
+    prepare: async () => undefined,
+    handle: (record, _prepared, context) => handle(record, context),
+  });
 }

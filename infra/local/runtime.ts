@@ -96,6 +96,7 @@ export function isolateEnvironment(fn: LocalFunction, context: IsolateContext): 
 interface Channel {
   post(message: ToIsolate): void;
   onMessage(listener: (message: FromIsolate) => void): void;
+  /** The isolate is gone (or going): `error` says how. May be called more than once. */
   onExit(listener: (error: Error) => void): void;
   terminate(): Promise<void>;
 }
@@ -108,7 +109,12 @@ function threadChannel(env: Record<string, string>): Channel {
     post: (message) => worker.postMessage(message),
     onMessage: (listener) => worker.on('message', listener),
     onExit: (listener) => {
-      worker.on('error', listener);
+      // A thread's uncaught error ends it, and is printed nowhere else.
+      worker.on('error', (error) =>
+        listener(
+          new Error(`the isolate exited on an uncaught ${error.name}: ${error.message}`, { cause: error }),
+        ),
+      );
       worker.on('exit', (code) => listener(new Error(`the isolate exited (${code})`)));
     },
     terminate: async () => {
@@ -123,12 +129,16 @@ function processChannel(env: Record<string, string>): Channel {
     post: (message) => child.send(message),
     onMessage: (listener) => child.on('message', (message) => listener(message as FromIsolate)),
     onExit: (listener) => {
-      child.on('error', listener);
-      child.on('exit', (code) => listener(new Error(`the isolate exited (${code})`)));
+      // A failed send (its channel closed): the child is gone or unreachable.
+      child.on('error', (error) =>
+        listener(new Error(`the isolate failed: ${error.message}`, { cause: error })),
+      );
+      child.on('exit', (code, signal) => listener(new Error(`the isolate exited (${code ?? signal})`)));
     },
     terminate: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        // Killed by a signal, a child has no exit code: it is gone all the same.
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill();
       }),
@@ -142,7 +152,19 @@ interface Pending {
   resolve(value: unknown): void;
   reject(error: Error): void;
   sink?: ResponseSink;
+  /** A streamed answer has begun: its status and headers are with the client. */
+  headSent?: boolean;
   requestId?: string;
+}
+
+/** One started isolate: its channel, the invocations it has not answered, and whether it is done. */
+interface Instance {
+  channel: Channel;
+  pending: Map<number, Pending>;
+  /** No longer the function's isolate (it crashed, failed to load its handler, or was closed). */
+  retired: boolean;
+  /** Its end was handled (a thread reports an uncaught error, then its exit: the first counts). */
+  exited: boolean;
 }
 
 /** What one invocation cost in DynamoDB, as its isolate measured it. */
@@ -175,10 +197,13 @@ export interface FunctionSpec {
   defines: Record<string, string>;
 }
 
-/** One function's isolate: started on first use, started again after a crash. */
+/**
+ * One function's isolate: started on first use and kept. As Lambda replaces an execution
+ * environment whose runtime crashed, an isolate that exits (an uncaught error, `process.exit`)
+ * fails the invocations it had in flight, and the next invocation starts a new one.
+ */
 export class FunctionIsolate {
-  private channel: Promise<Channel> | undefined;
-  private readonly pending = new Map<number, Pending>();
+  private instance: Promise<Instance> | undefined;
   private nextId = 1;
   private clockOffsetMs = 0;
   private traceDynamo = false;
@@ -193,33 +218,44 @@ export class FunctionIsolate {
     await this.open();
   }
 
-  private open(): Promise<Channel> {
-    this.channel ??= new Promise<Channel>((resolve, reject) => {
-      const channel = (this.spec.kind === 'process' ? processChannel : threadChannel)(this.spec.env);
+  private open(): Promise<Instance> {
+    if (this.instance) return this.instance;
+    const channel = (this.spec.kind === 'process' ? processChannel : threadChannel)(this.spec.env);
+    const instance: Instance = { channel, pending: new Map(), retired: false, exited: false };
+    const started = new Promise<Instance>((resolve, reject) => {
       let ready = false;
       channel.onMessage((message) => {
         if (message.type === 'ready') {
           ready = true;
-          resolve(channel);
+          resolve(instance);
           return;
         }
         if (message.type === 'init-error') {
-          this.channel = undefined;
-          void channel.terminate();
+          // As Lambda after a failed init: the next invocation tries again, in a new isolate.
+          this.retire(started, instance);
           reject(revive(message.error));
           return;
         }
-        this.receive(channel, message);
+        this.receive(instance, message);
       });
       channel.onExit((error) => {
-        // As Lambda after a crash: the next invocation starts a fresh instance.
-        this.channel = undefined;
-        if (!ready) reject(error);
-        for (const [id, pending] of this.pending) {
-          this.pending.delete(id);
-          if (pending.sink) pending.sink.destroy(error);
+        if (instance.exited) return;
+        instance.exited = true;
+        // Retired before it ended: closed, or its handler failed to load (already reported).
+        const expected = instance.retired;
+        this.retire(started, instance);
+        if (!ready) return reject(error);
+        if (!expected)
+          console.error(
+            `[function ${this.spec.fn.name}] ${error.message}; ${instance.pending.size} invocation(s) in flight failed, the next invocation starts a new isolate`,
+          );
+        for (const pending of instance.pending.values()) {
+          // An answer already streaming breaks off; any other invocation fails, and the gateway
+          // answers 502 as API Gateway does for a function that crashed.
+          if (pending.headSent) pending.sink?.destroy(error);
           pending.reject(error);
         }
+        instance.pending.clear();
       });
       channel.post({
         type: 'init',
@@ -232,7 +268,19 @@ export class FunctionIsolate {
       });
       if (this.clockOffsetMs !== 0) channel.post({ type: 'clock', offsetMs: this.clockOffsetMs });
     });
-    return this.channel;
+    this.instance = started;
+    return started;
+  }
+
+  /**
+   * An isolate that is done: no longer this function's (unless a newer one already is), and
+   * stopped, since a thread that reported an uncaught error may still be winding down.
+   */
+  private retire(started: Promise<Instance>, instance: Instance): void {
+    if (instance.retired) return;
+    instance.retired = true;
+    if (this.instance === started) this.instance = undefined;
+    void instance.channel.terminate();
   }
 
   private report(pending: Pending, outcome: InvocationReport['outcome'], usage: InvocationUsage): void {
@@ -245,22 +293,23 @@ export class FunctionIsolate {
     });
   }
 
-  private receive(channel: Channel, message: FromIsolate): void {
+  private receive({ channel, pending: inFlight }: Instance, message: FromIsolate): void {
     if (!('id' in message)) return;
-    const pending = this.pending.get(message.id);
+    const pending = inFlight.get(message.id);
     if (!pending) return;
     switch (message.type) {
       case 'result':
-        this.pending.delete(message.id);
+        inFlight.delete(message.id);
         this.report(pending, 'answered', message.usage);
         pending.resolve(message.result);
         return;
       case 'error':
-        this.pending.delete(message.id);
+        inFlight.delete(message.id);
         this.report(pending, 'failed', message.usage);
         pending.reject(revive(message.error));
         return;
       case 'head':
+        pending.headSent = true;
         pending.sink?.writeHead(message.statusCode, message.headers);
         return;
       case 'chunk': {
@@ -271,12 +320,12 @@ export class FunctionIsolate {
         return;
       }
       case 'end':
-        this.pending.delete(message.id);
+        inFlight.delete(message.id);
         this.report(pending, 'answered', message.usage);
         pending.sink?.end(() => pending.resolve(undefined));
         return;
       case 'stream-error':
-        this.pending.delete(message.id);
+        inFlight.delete(message.id);
         this.report(pending, 'failed', message.usage);
         pending.sink?.destroy(revive(message.error));
         pending.resolve(undefined);
@@ -286,18 +335,18 @@ export class FunctionIsolate {
 
   /** Invokes the handler with the event; a streaming handler writes its answer to `sink`. */
   async invoke(event: unknown, sink?: ResponseSink): Promise<unknown> {
-    const channel = await this.open();
+    const { channel, pending } = await this.open();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       const requestId = requestIdOf(event);
-      this.pending.set(id, {
+      pending.set(id, {
         resolve,
         reject,
         ...(sink && { sink }),
         ...(requestId !== undefined && { requestId }),
       });
       sink?.once('close', () => {
-        if (this.pending.has(id)) channel.post({ type: 'abort', id });
+        if (pending.has(id)) channel.post({ type: 'abort', id });
       });
       channel.post({ type: 'invoke', id, event, streaming: Boolean(sink) });
     });
@@ -306,19 +355,28 @@ export class FunctionIsolate {
   /** Moves this function's clock (shared/clock.ts) as the tests move theirs. */
   setClockOffset(offsetMs: number): void {
     this.clockOffsetMs = offsetMs;
-    void this.channel?.then((channel) => channel.post({ type: 'clock', offsetMs }));
+    // A failed start is its invocation's to report.
+    void this.instance?.then(
+      ({ channel }) => channel.post({ type: 'clock', offsetMs }),
+      () => undefined,
+    );
   }
 
   /** Traces each DynamoDB command of the next invocations (the bench's round-trip counter), or stops. */
   setDynamoTrace(on: boolean): void {
     this.traceDynamo = on;
-    void this.channel?.then((channel) => channel.post({ type: 'trace', on }));
+    void this.instance?.then(
+      ({ channel }) => channel.post({ type: 'trace', on }),
+      () => undefined,
+    );
   }
 
   async close(): Promise<void> {
-    const channel = await this.channel?.catch(() => undefined);
-    this.channel = undefined;
-    await channel?.terminate();
+    const started = this.instance;
+    const instance = await started?.catch(() => undefined);
+    if (!started || !instance) return;
+    this.retire(started, instance);
+    await instance.channel.terminate();
   }
 }
 

@@ -1,9 +1,14 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from './client';
 import { decodeCursor, encodeCursor } from './cursor';
 import { keys } from './keys';
 import { toMessage } from './messages';
-import { childrenQuery } from './query';
+import { childrenQuery, queryPage } from './query';
+
+/**
+ * A page of messages ends before 4 MB of them, its cursor set: a Lambda answers at most 6 MB, which
+ * a hundred messages of 10,000 three-byte characters (their search text as long again) and their
+ * attachments' download URLs could pass.
+ */
+const MAX_PAGE_BYTES = 4_000_000;
 
 /**
  * A page of a conversation's messages, newest first; the cursor is bound to the organization and
@@ -16,17 +21,17 @@ export async function listMessages(
   page: { cursor?: string | undefined; limit: number },
 ) {
   const queryId = `messages:${conversationId}`;
-  const { Items = [] } = await db.send(
-    new QueryCommand({
+  // Messages run to tens of KB: a page of them may take several 1 MB responses.
+  const { items, more } = await queryPage(
+    {
       ...childrenQuery(keys.conversationPartition(orgId, conversationId), keys.messagePrefix),
       ScanIndexForward: false,
-      Limit: page.limit + 1,
-      ExclusiveStartKey: page.cursor ? decodeCursor(page.cursor, orgId, queryId) : undefined,
-    }),
+    },
+    page.cursor ? decodeCursor(page.cursor, orgId, queryId) : undefined,
+    page.limit,
+    { maxBytes: MAX_PAGE_BYTES },
   );
-  const data = Items.slice(0, page.limit).map(toMessage);
-  const last = Items[page.limit - 1];
-  const nextCursor =
-    Items.length > page.limit && last ? encodeCursor(orgId, queryId, { pk: last.pk, sk: last.sk }) : null;
-  return { data, nextCursor };
+  const last = items.at(-1);
+  const nextCursor = more && last ? encodeCursor(orgId, queryId, { pk: last.pk, sk: last.sk }) : null;
+  return { data: items.map(toMessage), nextCursor };
 }

@@ -47,6 +47,46 @@ export async function queryAll(input: QueryCommandInput): Promise<Record<string,
   return items;
 }
 
+/** A Query whose page the caller does not shape: `queryPage` sets where it starts and how much it reads. */
+type PagedQuery = Omit<QueryCommandInput, 'Limit' | 'ExclusiveStartKey' | 'Select'>;
+
+/**
+ * One cursor page of a Query: up to `limit` items from `start`, and whether any follow. A response
+ * ends at 1 MB however many items `Limit` asks for (twenty large messages can fill it), so responses
+ * are followed from their `LastEvaluatedKey` until `limit + 1` items are in hand (the one past the
+ * page tells that more follow) or the Query ends: a short response never ends a listing early, and
+ * a page that ends exactly where a response did still knows whether more follow. The caller resumes
+ * after the page's last item (its cursor names that item's key).
+ *
+ * `maxBytes` ends the page early, before the item that would take it past that many bytes of JSON
+ * (never before its first item), with `more` set: a Lambda answers at most 6 MB, which a hundred
+ * large items can pass.
+ */
+export async function queryPage(
+  input: PagedQuery,
+  start: Record<string, unknown> | undefined,
+  limit: number,
+  options: { maxBytes?: number } = {},
+): Promise<{ items: Record<string, unknown>[]; more: boolean }> {
+  const read: Record<string, unknown>[] = [];
+  let bytes = 0;
+  let startKey = start;
+  do {
+    const page = await db.send(
+      new QueryCommand({ ...input, Limit: limit + 1 - read.length, ExclusiveStartKey: startKey }),
+    );
+    for (const item of page.Items ?? []) {
+      if (options.maxBytes !== undefined && read.length < limit) {
+        bytes += Buffer.byteLength(JSON.stringify(item));
+        if (bytes > options.maxBytes && read.length > 0) return { items: read, more: true };
+      }
+      read.push(item);
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey && read.length <= limit);
+  return { items: read.slice(0, limit), more: read.length > limit };
+}
+
 /** No projection: a COUNT Query takes none. */
 type OffsetQuery = Omit<QueryCommandInput, 'Limit' | 'ExclusiveStartKey' | 'Select' | 'ProjectionExpression'>;
 

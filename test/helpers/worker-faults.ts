@@ -1,4 +1,5 @@
-import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import type { Context, DynamoDBRecord, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { expect, vi } from 'vitest';
 import { lambdaContext } from '../../infra/local/lambda-event';
 
@@ -14,6 +15,33 @@ export function sqsRecord(queue: string, body: unknown): SQSRecord {
     eventSource: 'aws:sqs',
     eventSourceARN: `arn:aws:sqs:local:000000000000:${queue}`,
     awsRegion: 'us-east-1',
+  };
+}
+
+type StreamImage = NonNullable<NonNullable<DynamoDBRecord['dynamodb']>['NewImage']>;
+
+/**
+ * A table stream record of `item` as Lambda hands it to a stream worker: its keys, its new image
+ * (the old one for a REMOVE), committed `ageMs` ago, with sequence number `sequenceNumber`.
+ */
+export function streamRecord(
+  sequenceNumber: string,
+  item: Record<string, unknown>,
+  { eventName = 'INSERT', ageMs = 1_000 }: { eventName?: DynamoDBRecord['eventName']; ageMs?: number } = {},
+): DynamoDBRecord {
+  const image = marshall(item, { removeUndefinedValues: true }) as unknown as StreamImage;
+  return {
+    eventID: sequenceNumber,
+    eventName,
+    eventSource: 'aws:dynamodb',
+    awsRegion: 'us-east-1',
+    dynamodb: {
+      Keys: { pk: image.pk as StreamImage[string], sk: image.sk as StreamImage[string] },
+      SequenceNumber: sequenceNumber,
+      ApproximateCreationDateTime: (Date.now() - ageMs) / 1000,
+      StreamViewType: 'NEW_AND_OLD_IMAGES',
+      ...(eventName === 'REMOVE' ? { OldImage: image } : { NewImage: image }),
+    },
   };
 }
 

@@ -1,5 +1,6 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it, vi } from 'vitest';
 import type { InvocationReport } from '../../infra/local/runtime';
 import type { LocalStack } from '../../infra/local/stack';
 import type { Template } from '../../infra/local/template';
@@ -12,6 +13,7 @@ import type { Template } from '../../infra/local/template';
 
 const PROBE = fileURLToPath(new URL('../fixtures/env-probe.ts', import.meta.url));
 const DYNAMODB_PROBE = fileURLToPath(new URL('../fixtures/dynamodb-probe.ts', import.meta.url));
+const CRASH_PROBE = fileURLToPath(new URL('../fixtures/crash-probe.ts', import.meta.url));
 let stack: LocalStack;
 
 /** The identity group's role without its table statement: every credential lookup is refused. */
@@ -122,6 +124,70 @@ describe('a function in its isolate', () => {
     const allowed = new FunctionIsolate({ ...granted, entry: DYNAMODB_PROBE });
     expect(await allowed.invoke({})).toEqual({ ok: true });
     await allowed.close();
+  });
+});
+
+describe('an isolate that dies', () => {
+  /** The runtime's line about a dead isolate (the gateway logs each failed request besides). */
+  const runtimeLines = (logged: { mock: { calls: unknown[][] } }) =>
+    logged.mock.calls.map((args) => String(args[0])).filter((line) => line.startsWith('[function '));
+  const isolateOf = (answer: unknown) =>
+    (JSON.parse((answer as { body: string }).body) as { isolate: string }).isolate;
+
+  it.each(['exit', 'throw'])(
+    'fails what it had in flight, and one new isolate serves the next invocations (crash: %s)',
+    async (crash) => {
+      const { FunctionIsolate } = await import('../../infra/local/runtime');
+      const spec = stack.isolateSpecs.find((each) => each.fn.name === 'identity');
+      if (!spec) throw new Error('no identity function');
+      const probe = new FunctionIsolate({ ...spec, entry: CRASH_PROBE });
+      const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+      try {
+        const before = isolateOf(await probe.invoke({}));
+        const waiting = probe.invoke({ crash: 'wait' });
+        await expect(probe.invoke({ crash })).rejects.toThrow(/^the isolate exited/);
+        await expect(waiting).rejects.toThrow(/^the isolate exited/);
+        // At once, then again: a new isolate, kept (the old one's last words do not retire it).
+        const after = isolateOf(await probe.invoke({}));
+        expect(after).not.toBe(before);
+        await sleep(100);
+        expect(isolateOf(await probe.invoke({}))).toBe(after);
+        expect(runtimeLines(logged)).toEqual([
+          expect.stringMatching(
+            /^\[function identity\] the isolate exited.*; 2 invocation\(s\) in flight failed, the next invocation starts a new isolate$/,
+          ),
+        ]);
+      } finally {
+        logged.mockRestore();
+        await probe.close();
+      }
+    },
+  );
+
+  it('through the gateway: 502 for the requests it had, then answers from a new isolate', async () => {
+    const { FunctionIsolate } = await import('../../infra/local/runtime');
+    const platform = stack.runtime.get('platform');
+    const probe = new FunctionIsolate({ ...platform.spec, entry: CRASH_PROBE });
+    stack.runtime.isolates.set('platform', probe);
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const health = (query = '') => fetch(`${stack.baseUrl}/api/health${query}`);
+    try {
+      const before = (await (await health()).json()) as { isolate: string };
+      const waiting = health('?crash=wait');
+      // Long enough for the request to reach the (warm) isolate.
+      await sleep(300);
+      const crashed = await health('?crash=exit');
+      expect(crashed.status).toBe(502);
+      expect((await waiting).status).toBe(502);
+      const after = await health();
+      expect(after.status).toBe(200);
+      expect(((await after.json()) as { isolate: string }).isolate).not.toBe(before.isolate);
+      expect(runtimeLines(logged)).toHaveLength(1);
+    } finally {
+      logged.mockRestore();
+      stack.runtime.isolates.set('platform', platform);
+      await probe.close();
+    }
   });
 });
 
