@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { mintPlatformToken } from '../../shared/auth/tokens';
 import { createBuckets, createQueues, createTable, streamArnOf } from './bootstrap';
+import { withAwsSemantics } from './dynamodb-semantics';
 import {
   type Progress,
   type RunningEmulator,
@@ -134,7 +135,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
 
     const [dynamodb, sqsAndS3, ses, searchDatabase] = await Promise.all([
-      endpoint('AWS_ENDPOINT_URL_DYNAMODB', () => startDynamoDb(options.dataDir)),
+      // DynamoDB Local behind the layer that answers as AWS does (docs/local.md, "DynamoDB as AWS runs it").
+      endpoint('AWS_ENDPOINT_URL_DYNAMODB', () => withAwsSemantics(() => startDynamoDb(options.dataDir))),
       process.env.AWS_ENDPOINT_URL_SQS && process.env.AWS_ENDPOINT_URL_S3
         ? Promise.resolve('')
         : endpoint('__FAUXQS', startSqsAndS3),
