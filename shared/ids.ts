@@ -36,6 +36,12 @@ export function uuidv7(nowMs: number = Date.now()): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
+/** The Unix milliseconds a UUIDv7 tells (when it was minted); undefined for any other string. */
+export function uuidv7Ms(id: string): number | undefined {
+  if (!isUuid(id) || id[14] !== '7') return undefined;
+  return Number.parseInt(`${id.slice(0, 8)}${id.slice(9, 13)}`, 16);
+}
+
 /** 16 raw bytes of a UUID, for packing ids into tokens. */
 export function uuidToBytes(id: string): Buffer {
   return Buffer.from(id.replaceAll('-', ''), 'hex');

@@ -35,11 +35,14 @@ export const markRead = route({
         caller.orgId,
         params.id,
         async (current) => {
-          // The unread index is eventually consistent: confirm each candidate with a strong read.
-          const candidates = await messages.unreadIds(caller.orgId, params.id, CHUNK);
-          const fresh = await messages.getMany(caller.orgId, params.id, candidates);
-          const unread = [...fresh.values()].filter((message) => !message.isRead && !message.deletedAt);
-          const more = candidates.length === CHUNK;
+          // Every unread message that exists now, even one the lagging unread index does not show
+          // yet: the strongly read `unreadCount` says how many to find (see `unreadToMark`).
+          const { messages: unread, more } = await messages.unreadToMark(
+            caller.orgId,
+            params.id,
+            current.unreadCount,
+            CHUNK,
+          );
           if (unread.length === 0) return { next: undefined, result: { changed: 0, more } };
           return {
             next: withUnreadDelta(current, -unread.length, clock.nowIso()),

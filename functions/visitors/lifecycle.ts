@@ -1,4 +1,5 @@
 import { authCache } from '../../shared/auth/authenticate';
+import { clock } from '../../shared/clock';
 import { auditActorOf } from '../../shared/db/org-audit';
 import { visitorErasureRequest } from '../../shared/db/visitor-erasure-request';
 import { visitorMerge } from '../../shared/db/visitor-merge';
@@ -46,13 +47,16 @@ export const mergeVisitor = route({
       body.sourceVisitorId,
       auditActorOf(caller),
     );
+    // The commit is done: everything the source had is listed INDEX_LAG_MS from now at the latest.
+    const committedAtMs = clock.nowMs();
     authCache.forgetVisitor(caller.orgId, body.sourceVisitorId);
-    await visitorMerge.moveConversations(
+    const profile = await visitorMerge.moveAndCount(
       caller.orgId,
+      target,
       body.sourceVisitorId,
+      committedAtMs,
       performance.now() + MERGE_INLINE_MS,
     );
-    const profile = await visitorMerge.profile(caller.orgId, target);
     return ok(profile, { ETag: etagOf(profile.version) });
   },
 });

@@ -94,6 +94,10 @@ async function readPartition(
 
 const recencyOf = (read: PartitionRead, entry: Item) => String(entry[`${read.partition.index}sk`]);
 
+/** The status partition (gsi2) a conversation item belongs in now. */
+const statusPartition = (orgId: string, item: Item): string =>
+  keys.conversationListPartition.status(orgId, String(item.status)).pk;
+
 /**
  * One page of a listing sorted by recency over one or more partitions (the organization's four
  * status partitions are read in parallel and merged), and where each partition resumes.
@@ -111,7 +115,20 @@ async function recentPage(
   const candidates = reads
     .flatMap((read) => read.found.map((entry) => ({ read, entry, recency: recencyOf(read, entry) })))
     .sort((a, b) => (a.recency < b.recency ? 1 : a.recency > b.recency ? -1 : 0));
-  const taken = candidates.slice(0, query.limit);
+  // While an index lags, a conversation whose status just changed can sit in two status
+  // partitions at once (the new entry already there, the old one not yet removed). Its entries
+  // count once toward the page, and all of them are passed, so each partition resumes after its
+  // own; `listConversations` shows the one its item says is current.
+  const taken: typeof candidates = [];
+  const counted = new Set<string>();
+  for (const candidate of candidates) {
+    const id = String(candidate.entry.pk);
+    if (!counted.has(id)) {
+      if (counted.size === query.limit) break;
+      counted.add(id);
+    }
+    taken.push(candidate);
+  }
   const next: Positions = { ...positions };
   for (const partition of partitions) if (!open.includes(partition)) next[partition.pk] = null;
   for (const read of reads) {
@@ -221,11 +238,21 @@ export async function listConversations(
     page = read.page;
     next = read.next ? { p: read.next } : null;
   }
-  const items = page.length ? await batchGet(page.map(tableKey), { consistent: false }) : [];
+  // Each key once: BatchGetItem refuses a request that names one twice.
+  const unique = [...new Map(page.map((entry) => [`${entry.pk}|${entry.sk}`, tableKey(entry)])).values()];
+  const items = unique.length ? await batchGet(unique, { consistent: false }) : [];
   const byKey = new Map(items.map((item) => [`${item.pk}|${item.sk}`, item]));
+  const shown = new Set<string>();
   const data = page.flatMap((entry) => {
-    const item = byKey.get(`${entry.pk}|${entry.sk}`);
-    return item && !item.deletedAt && matches(query, item, since) ? [toConversation(item)] : [];
+    const key = `${entry.pk}|${entry.sk}`;
+    const item = byKey.get(key);
+    if (!item || item.deletedAt || !matches(query, item, since) || shown.has(key)) return [];
+    // A status entry the item has left (the index has yet to remove it) is not where the
+    // conversation is: shown in its current partition's place instead, on this page or another,
+    // never twice (a status filter drops it the same way, through `matches`).
+    if (entry.gsi2pk !== undefined && entry.gsi2pk !== statusPartition(orgId, item)) return [];
+    shown.add(key);
+    return [toConversation(item)];
   });
   return { data, nextCursor: next ? encodeCursor(orgId, queryId, next as Record<string, unknown>) : null };
 }

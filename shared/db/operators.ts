@@ -1,10 +1,11 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { OperatorRole } from '../auth/caller';
 import { clock } from '../clock';
-import { uuidv7 } from '../ids';
+import { uuidv7, uuidv7Ms } from '../ids';
 import type { Operator } from '../schemas/organization';
 import { operatorProjection } from '../schemas/projections';
 import { db, tableName } from './client';
+import { INDEX_LAG_MS } from './index-lag';
 import { keys } from './keys';
 import { type AuditBy, orgAudit, systemActor } from './org-audit';
 import { organizations } from './organizations';
@@ -15,6 +16,25 @@ import { ConcurrentChangeError, mustExist, transactUnlessConditionFails, type Wr
 export type { Operator };
 
 const toOperator = project<Operator>(operatorProjection);
+
+/** Between lookups of an operator id the index may not show yet (see `organizationOf`). */
+const LOOKUP_RETRY_MS = 100;
+
+/** One Query of the operator's gsi1 entry (KEYS_ONLY: its `pk` is `ORG#<orgId>`). */
+async function organizationOfEntry(operatorId: string): Promise<string | undefined> {
+  const partition = keys.operatorLookupPartition(operatorId);
+  const { Items = [] } = await db.send(
+    new QueryCommand({
+      TableName: tableName,
+      IndexName: partition.index,
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': partition.pk },
+      Limit: 1,
+    }),
+  );
+  const pk = Items[0]?.pk;
+  return typeof pk === 'string' ? keys.organizationOfPartition(pk) : undefined;
+}
 
 export type CreateOperatorResult =
   | { ok: true; operator: Operator }
@@ -76,27 +96,31 @@ export const operators = {
   },
 
   /**
-   * The organization of an operator id, through its gsi1 entry (one Query, eventually consistent:
-   * an operator created a moment ago may not be found yet). Undefined for any other id.
+   * The organization of an operator id, through its gsi1 entry: the only record keyed by the id
+   * alone (the operator item lives in its organization's partition, and an impersonation names
+   * nothing but the id). An index cannot be read strongly and shows a new entry a moment late, so a
+   * miss is final only once it shows every write from the id's own creation: an operator id minted
+   * less than INDEX_LAG_MS ago (a UUIDv7 tells its millisecond) is looked up again every
+   * LOOKUP_RETRY_MS until then. An older id (nearly every call) costs one Query, as before; an
+   * operator created a moment ago a few more, never past INDEX_LAG_MS from now. The caller then
+   * reads the operator itself by its key, strongly (`get`). Undefined for any other id.
    */
   async organizationOf(operatorId: string): Promise<string | undefined> {
-    const partition = keys.operatorLookupPartition(operatorId);
-    const { Items = [] } = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: partition.index,
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': partition.pk },
-        Limit: 1,
-      }),
-    );
-    const pk = Items[0]?.pk;
-    return typeof pk === 'string' ? keys.organizationOfPartition(pk) : undefined;
+    // The id's creation on this machine's wall clock, as `create` minted it (not the service clock).
+    const mintedAt = uuidv7Ms(operatorId);
+    const waitMs = mintedAt === undefined ? 0 : Math.min(INDEX_LAG_MS, mintedAt + INDEX_LAG_MS - Date.now());
+    const until = Date.now() + waitMs;
+    for (;;) {
+      const orgId = await organizationOfEntry(operatorId);
+      if (orgId !== undefined || Date.now() >= until) return orgId;
+      await new Promise((resolve) => setTimeout(resolve, LOOKUP_RETRY_MS));
+    }
   },
 
+  /** Strongly consistent: an operator answers by id at once after its creation (a session, a note). */
   async get(orgId: string, operatorId: string): Promise<Operator | undefined> {
     const { Item } = await db.send(
-      new GetCommand({ TableName: tableName, Key: keys.operator(orgId, operatorId) }),
+      new GetCommand({ TableName: tableName, Key: keys.operator(orgId, operatorId), ConsistentRead: true }),
     );
     return Item ? toOperator(Item) : undefined;
   },

@@ -60,12 +60,16 @@ export const organizations = {
     return organization;
   },
 
+  /**
+   * Strongly consistent unless asked otherwise: a read by id shows a write at once (the admin's
+   * GET or PATCH right after the create, a widget key used the moment its organization exists).
+   */
   async get(orgId: string, options: { consistent?: boolean } = {}): Promise<Organization | undefined> {
     const { Item } = await db.send(
       new GetCommand({
         TableName: tableName,
         Key: keys.organization(orgId),
-        ...(options.consistent ? { ConsistentRead: true } : {}),
+        ConsistentRead: options.consistent ?? true,
       }),
     );
     return Item ? fromItem(Item) : undefined;

@@ -6,7 +6,8 @@ import type { Visitor } from '../schemas/visitor';
 import { storage } from '../storage';
 import { batchDelete } from './batch';
 import { db, tableName } from './client';
-import { rewriteConversation } from './conversations';
+import { conversations, rewriteConversation, type StoredConversation } from './conversations';
+import { indexed, untilIndexed } from './index-lag';
 import { type Key, keys } from './keys';
 import { project } from './project';
 import { deleteFiles } from './purge';
@@ -77,23 +78,45 @@ async function scrubConversation(orgId: string, conversationId: string, visitor:
   const written = await rewriteConversation(
     orgId,
     conversationId,
-    (current) => {
-      if (current.visitorId !== visitor.id) return undefined;
-      const next = {
-        ...current,
-        visitor,
-        title: '',
-        lastMessage:
-          current.lastMessage?.senderType === 'visitor'
-            ? { ...current.lastMessage, content: '' }
-            : current.lastMessage,
-      };
-      // Maps read back in any key order: compared by value.
-      return isDeepStrictEqual(next, current) ? undefined : next;
-    },
+    (current) => scrubbed(current, visitor),
     WRITE_ATTEMPTS,
   );
   return written ? 1 : 0;
+}
+
+/** The conversation anonymized for the erased `visitor`; undefined when it is already (or not theirs). */
+function scrubbed(current: StoredConversation, visitor: Visitor): StoredConversation | undefined {
+  if (current.visitorId !== visitor.id) return undefined;
+  const next = {
+    ...current,
+    visitor,
+    title: '',
+    lastMessage:
+      current.lastMessage?.senderType === 'visitor'
+        ? { ...current.lastMessage, content: '' }
+        : current.lastMessage,
+  };
+  // Maps read back in any key order: compared by value.
+  return isDeepStrictEqual(next, current) ? undefined : next;
+}
+
+/** The erased visitor as conversations embed it once anonymized; undefined when not found. */
+async function erasedSnapshot(orgId: string, visitorId: string): Promise<Visitor | undefined> {
+  const visitor = await getStored(orgId, visitorId);
+  return visitor ? toVisitor(profileOf(visitor, 0)) : undefined;
+}
+
+/**
+ * Whether the last pass can pass over a conversation: deleted (the purge blanks those), or
+ * anonymized already. The first pass anonymizes a conversation only after reading all of its
+ * messages strongly, after the erasure committed, so its messages of before the erasure are blank.
+ */
+async function alreadyErased(orgId: string, visitorId: string, conversationId: string): Promise<boolean> {
+  const [conversation, visitor] = await Promise.all([
+    conversations.get(orgId, conversationId),
+    erasedSnapshot(orgId, visitorId),
+  ]);
+  return !conversation || (visitor !== undefined && scrubbed(conversation, visitor) === undefined);
 }
 
 /** The next conversation of the visitor after `afterId` (its listing is in creation order). */
@@ -146,56 +169,105 @@ async function deleteUploads(orgId: string, visitorId: string, after: string | u
 const CONV = 'CONV#';
 const NEXT = 'NEXT#';
 const UPLOADS = 'UPLOADS#';
+/**
+ * The last pass: `AGAIN#` followed by a cursor of the above (`AGAIN#` alone: its start). The first
+ * pass finds the visitor's conversations and uploads through indexes, which may not show the
+ * newest writes yet (a conversation started, a file uploaded a moment before the erasure); the
+ * last one walks them again once the indexes show everything written before the erasure
+ * (INDEX_LAG_MS after `erasedAt`), so the erasure reaches everything that existed when it was asked.
+ */
+const AGAIN = 'AGAIN#';
+
+/** When the visitor was erased (epoch ms); undefined when it is missing or not erased. */
+async function erasedAtMs(orgId: string, visitorId: string): Promise<number | undefined> {
+  const erasedAt = (await getStored(orgId, visitorId))?.erasedAt;
+  return erasedAt ? Date.parse(erasedAt) : undefined;
+}
+
+type Step = { changed: number; next: string | undefined };
+
+/** A step of the last pass, its next cursor marked as such. */
+const again = (step: Step): Step => ({
+  changed: step.changed,
+  next: step.next === undefined ? undefined : `${AGAIN}${step.next}`,
+});
+
+/**
+ * One step of a pass from `after` (a cursor without `AGAIN#`). In the last pass (`last`), a
+ * conversation the first pass anonymized is passed over with one read of it instead of its
+ * messages being read again.
+ */
+async function passStep(
+  orgId: string,
+  visitorId: string,
+  after: string | undefined,
+  last: boolean,
+): Promise<Step> {
+  if (after === undefined || after.startsWith(NEXT)) {
+    const next = await nextConversation(orgId, visitorId, after?.slice(NEXT.length));
+    if (!next) return { changed: 0, next: UPLOADS };
+    if (last && (await alreadyErased(orgId, visitorId, next))) return { changed: 0, next: `${NEXT}${next}` };
+    return { changed: 0, next: `${CONV}${next}#` };
+  }
+  if (after.startsWith(CONV)) {
+    const rest = after.slice(CONV.length);
+    const cut = rest.indexOf('#');
+    const conversationId = rest.slice(0, cut);
+    const messageSk = rest.slice(cut + 1);
+    const pk = keys.conversationPartition(orgId, conversationId);
+    const { Items = [], LastEvaluatedKey } = await db.send(
+      new QueryCommand({
+        ...childrenQuery(pk, keys.messagePrefix),
+        ProjectionExpression: 'pk, sk, senderType, content, attachments, editCount',
+        ConsistentRead: true,
+        Limit: PAGE,
+        ...(messageSk ? { ExclusiveStartKey: { pk, sk: messageSk } } : {}),
+      }),
+    );
+    let changed = await blankMessages(orgId, Items);
+    if (LastEvaluatedKey) return { changed, next: `${CONV}${conversationId}#${String(LastEvaluatedKey.sk)}` };
+    const visitor = await erasedSnapshot(orgId, visitorId);
+    if (visitor) changed += await scrubConversation(orgId, conversationId, visitor);
+    return { changed, next: `${NEXT}${conversationId}` };
+  }
+  if (after.startsWith(UPLOADS)) {
+    const { deleted, last: lastUpload } = await deleteUploads(
+      orgId,
+      visitorId,
+      after.slice(UPLOADS.length) || undefined,
+    );
+    return { changed: deleted, next: lastUpload ? `${UPLOADS}${lastUpload}` : undefined };
+  }
+  throw new Error(`Not an erasure cursor: ${after}`);
+}
 
 export const visitorErasure = {
   /**
    * One step of an erasure, from `after` (see above): a page of ≤ 100 messages of one of the
    * visitor's conversations (its visitor messages blanked), or that conversation's own item
    * anonymized, or a page of the visitor's uploads deleted. Returns where the next step starts, or
-   * undefined when the erasure is complete. Every step is idempotent (blank messages are skipped, an
-   * anonymized conversation is not written again, deleting a deleted upload changes nothing), so a
-   * step repeated after a crash, or a whole erasure run twice, changes nothing twice.
+   * undefined when the erasure is complete. Two passes (see AGAIN): the step that starts the last
+   * one waits until INDEX_LAG_MS after `erasedAt` (at most that long; a job that starts later than
+   * that makes its single pass the last one). Every step is idempotent (blank messages are skipped,
+   * an anonymized conversation is not written again, deleting a deleted upload changes nothing), so
+   * a step repeated after a crash, or a whole erasure run twice, changes nothing twice.
    */
-  async eraseStep(
-    orgId: string,
-    visitorId: string,
-    after: string | undefined,
-  ): Promise<{ changed: number; next: string | undefined }> {
-    if (after === undefined || after.startsWith(NEXT)) {
-      const next = await nextConversation(orgId, visitorId, after?.slice(NEXT.length));
-      return { changed: 0, next: next ? `${CONV}${next}#` : UPLOADS };
+  async eraseStep(orgId: string, visitorId: string, after: string | undefined): Promise<Step> {
+    if (after?.startsWith(AGAIN)) {
+      const rest = after.slice(AGAIN.length);
+      if (rest === '') {
+        const erasedAt = await erasedAtMs(orgId, visitorId);
+        if (erasedAt !== undefined) await untilIndexed(erasedAt);
+      }
+      return again(await passStep(orgId, visitorId, rest || undefined, true));
     }
-    if (after.startsWith(CONV)) {
-      const rest = after.slice(CONV.length);
-      const cut = rest.indexOf('#');
-      const conversationId = rest.slice(0, cut);
-      const messageSk = rest.slice(cut + 1);
-      const pk = keys.conversationPartition(orgId, conversationId);
-      const { Items = [], LastEvaluatedKey } = await db.send(
-        new QueryCommand({
-          ...childrenQuery(pk, keys.messagePrefix),
-          ProjectionExpression: 'pk, sk, senderType, content, attachments, editCount',
-          ConsistentRead: true,
-          Limit: PAGE,
-          ...(messageSk ? { ExclusiveStartKey: { pk, sk: messageSk } } : {}),
-        }),
-      );
-      let changed = await blankMessages(orgId, Items);
-      if (LastEvaluatedKey)
-        return { changed, next: `${CONV}${conversationId}#${String(LastEvaluatedKey.sk)}` };
-      const visitor = await getStored(orgId, visitorId);
-      if (visitor)
-        changed += await scrubConversation(orgId, conversationId, toVisitor(profileOf(visitor, 0)));
-      return { changed, next: `${NEXT}${conversationId}` };
+    if (after === undefined) {
+      const erasedAt = await erasedAtMs(orgId, visitorId);
+      // The indexes already show all that existed at the erasure: one pass finds everything.
+      if (erasedAt === undefined || indexed(erasedAt))
+        return again(await passStep(orgId, visitorId, undefined, true));
     }
-    if (after.startsWith(UPLOADS)) {
-      const { deleted, last } = await deleteUploads(
-        orgId,
-        visitorId,
-        after.slice(UPLOADS.length) || undefined,
-      );
-      return { changed: deleted, next: last ? `${UPLOADS}${last}` : undefined };
-    }
-    throw new Error(`Not an erasure cursor: ${after}`);
+    const step = await passStep(orgId, visitorId, after, false);
+    return { changed: step.changed, next: step.next ?? AGAIN };
   },
 };

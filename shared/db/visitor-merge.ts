@@ -7,6 +7,7 @@ import type { Visitor, VisitorProfile } from '../schemas/visitor';
 import { db, tableName } from './client';
 import { rewriteConversation } from './conversations';
 import { eventWrite } from './events';
+import { INDEX_LAG_MS, untilIndexed } from './index-lag';
 import { keys } from './keys';
 import { type AuditBy, orgAudit } from './org-audit';
 import { project } from './project';
@@ -252,7 +253,41 @@ export const visitorMerge = {
     return { moved, done: true, merged: true };
   },
 
-  /** The target as the API shows it, its conversations counted now. */
+  /**
+   * The moves a merge request makes itself, and the target as its answer shows it. Both the source's
+   * listing the moves walk and the target's listing that counts its conversations are index
+   * partitions, which lag: a conversation started for the source a moment before the merge may
+   * not be listed yet, and a conversation just moved is not counted under the target yet. One pass
+   * right after the commit (`committedAtMs`) and a count at once (the worker's own pass and its
+   * sweep 10 s later come too late for the answer) missed both. So:
+   * 1. a first pass at once moves what the listing shows (nearly always all);
+   * 2. once INDEX_LAG_MS has passed since the commit, the listing shows every conversation the
+   *    source had then: a second pass moves the rest (the visitor-jobs worker, started by the same
+   *    commit, may move some meanwhile, out of sight of both passes);
+   * 3. once INDEX_LAG_MS has passed since the second pass, every move (this request's and the
+   *    worker's) shows under the target, and the count is exact.
+   * That is two waits of INDEX_LAG_MS (about 4 s in all) and one more Query of the source's listing
+   * (keys only); no more writes. A merge whose first pass outruns `deadlineMs` answers with the
+   * count as it stands (the worker goes on, as documented).
+   */
+  async moveAndCount(
+    orgId: string,
+    target: StoredVisitor,
+    sourceId: string,
+    committedAtMs: number,
+    deadlineMs: number,
+  ): Promise<VisitorProfile> {
+    const first = await visitorMerge.moveConversations(orgId, sourceId, deadlineMs);
+    if (first.done && first.merged) {
+      await untilIndexed(committedAtMs);
+      const secondAtMs = clock.nowMs();
+      const second = await visitorMerge.moveConversations(orgId, sourceId, deadlineMs + INDEX_LAG_MS);
+      if (second.done) await untilIndexed(secondAtMs);
+    }
+    return visitorMerge.profile(orgId, target);
+  },
+
+  /** The target as the API shows it, its conversations counted now (through its listing: see `moveAndCount`). */
   async profile(orgId: string, target: StoredVisitor): Promise<VisitorProfile> {
     return profileOf(target, await conversationCountOf(orgId, target.id));
   },

@@ -42,9 +42,13 @@ export const visitors = {
     return { visitor, token: token.token, expiresAt: token.expiresAt };
   },
 
+  /**
+   * Strongly consistent: a conversation started for a visitor created a moment before (widget
+   * bootstrap, then its first conversation) must find it, not answer 422.
+   */
   async get(orgId: string, visitorId: string): Promise<Visitor | undefined> {
     const { Item } = await db.send(
-      new GetCommand({ TableName: tableName, Key: keys.visitor(orgId, visitorId) }),
+      new GetCommand({ TableName: tableName, Key: keys.visitor(orgId, visitorId), ConsistentRead: true }),
     );
     return Item ? toVisitor(Item) : undefined;
   },

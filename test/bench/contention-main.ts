@@ -13,6 +13,7 @@
  *
  * Standalone: `npx tsx test/bench/contention-main.ts`.
  */
+import { withAwsSemantics } from '../../infra/local/dynamodb-semantics';
 import { type RunningEmulator, startDynamoDb } from '../../infra/local/emulators';
 import { type LocalStack, startLocalStack } from '../../infra/local/stack';
 import { startWireCounter, type WireCounter, type WireCounts } from './contention-counter';
@@ -200,7 +201,9 @@ let exitCode = 0;
 try {
   say('starting the local stack with the rate limit lifted…');
   // DynamoDB Local behind the counting proxy, which the functions reach as their endpoint.
-  dynamodb = await startDynamoDb(undefined);
+  // As npm start runs it: DynamoDB Local behind the layer that answers as AWS does (docs/local.md).
+  dynamodb = await withAwsSemantics(() => startDynamoDb(undefined));
+  say(`DynamoDB: ${dynamodb.name}`);
   counter = await startWireCounter(dynamodb.endpoint);
   process.env.AWS_ENDPOINT_URL_DYNAMODB = counter.endpoint;
   stack = await startLocalStack({

@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { INDEX_LAG_MS } from '../../shared/db/index-lag';
 import { call, createTenant, createVisitor, type Tenant } from '../helpers/api';
+import { eventually } from '../helpers/eventually';
 
 type Listed = { id: string; status: string; lastMessageAt: string; priority: string };
 type Page = { data: Listed[]; nextCursor: string | null };
@@ -62,6 +64,9 @@ beforeAll(async () => {
     token: visitorToken,
     body: { content: 'any news?' },
   });
+  // A listing may show a write up to 2 s later (an index lags its table): the tests below read
+  // what these writes made of the listings once they show them all.
+  await new Promise((resolve) => setTimeout(resolve, INDEX_LAG_MS));
 });
 
 describe('GET /api/conversations', () => {
@@ -84,7 +89,11 @@ describe('GET /api/conversations', () => {
       token: visitorToken,
       body: { content: 'me again' },
     });
-    const after = await readAll(visitorToken, '', 2);
+    const after = await eventually(
+      () => readAll(visitorToken, '', 2),
+      (listed) => listed[0]?.id === ids[4] && listed.length === 5,
+      { timeoutMs: INDEX_LAG_MS },
+    );
     expect(after[0]?.id).toBe(ids[4]);
     expect(after.map((c) => c.id).sort()).toEqual(ids.slice(0, 5).sort());
     const closedOfVisitor = await readAll(tenant.apiKey, `visitorId=${visitorId}&status=closed`, 1);
@@ -100,5 +109,41 @@ describe('GET /api/conversations', () => {
     const high = await readAll(tenant.apiKey, 'priority=high', 1);
     expect(high.map((c) => c.id).sort()).toEqual([ids[1], ids[3], ids[5]].sort());
     expect(high.every((c) => c.priority === 'high')).toBe(true);
+  });
+
+  it('lists a conversation whose status just changed once, whatever the page size', async () => {
+    const own = await createTenant();
+    const visitor = (await createVisitor(own.widgetKey)).visitor.id;
+    const started: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const created = await call<{ id: string }>('POST', '/api/conversations', {
+        token: own.apiKey,
+        body: { visitorId: visitor, message: `status ${i}` },
+      });
+      expect(created.status, created.text).toBe(201);
+      started.push(created.body.id);
+    }
+    await new Promise((resolve) => setTimeout(resolve, INDEX_LAG_MS));
+    // Its entry moves from the open partition to the pending one; the listing of every status is
+    // read right after, while an index may still hold both entries.
+    const changed = started[1] ?? '';
+    const patched = await call('PATCH', `/api/conversations/${changed}`, {
+      token: own.apiKey,
+      body: { status: 'pending' },
+    });
+    expect(patched.status, patched.text).toBe(200);
+    for (const limit of [1, 2, 100]) {
+      const listed = (await readAll(own.apiKey, '', limit)).map((conversation) => conversation.id);
+      expect(new Set(listed).size).toBe(listed.length);
+    }
+    const settled = await eventually(
+      () => readAll(own.apiKey, '', 2),
+      (all) => all.some((conversation) => conversation.id === changed && conversation.status === 'pending'),
+      { timeoutMs: INDEX_LAG_MS },
+    );
+    expect(settled.filter((conversation) => conversation.id === changed)).toMatchObject([
+      { status: 'pending' },
+    ]);
+    expect(settled.map((conversation) => conversation.id).sort()).toEqual([...started].sort());
   });
 });

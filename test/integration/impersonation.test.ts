@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseOrgToken } from '../../shared/auth/tokens';
 import { keys } from '../../shared/db/keys';
@@ -44,6 +44,31 @@ const impersonate = (operatorId: string, headers: Record<string, string> = {}) =
     token: platformToken(),
     headers,
   });
+
+/** A new operator of the tenant, made by the platform admin; its id. */
+async function newOperator(): Promise<string> {
+  const created = await call<{ id: string }>('POST', `/api/admin/organizations/${tenant.orgId}/operators`, {
+    token: platformToken(),
+    body: { name: 'New Hire', email: `new-${crypto.randomUUID()}@example.com`, role: 'operator' },
+  });
+  expect(created.status, created.text).toBe(201);
+  return created.body.id;
+}
+
+/** The answer started an impersonation of `operatorId`: its session acts, and the start is audited. */
+async function expectImpersonating(
+  started: Awaited<ReturnType<typeof impersonate>>,
+  operatorId: string,
+): Promise<void> {
+  const token = cookieOf(started.headers.get('set-cookie')).value;
+  const me = await call<{ organizationId: string; callerType: string }>('GET', '/api/me', { token });
+  expect(me.status, me.text).toBe(200);
+  expect(me.body).toMatchObject({ organizationId: tenant.orgId, callerType: 'operator' });
+  const trail = await auditOf(tenant.orgId);
+  expect(
+    trail.some((entry) => entry.type === 'impersonation.started' && entry.target.id === operatorId),
+  ).toBe(true);
+}
 
 /** The session token and attributes of a `svc_impersonation` Set-Cookie header. */
 function cookieOf(header: string | null) {
@@ -128,6 +153,41 @@ describe('POST /api/admin/users/{id}/impersonate', () => {
     expect([ofVisitor.status, unknown.status, malformed.status]).toEqual([404, 404, 404]);
     expect(ofVisitor.headers.get('set-cookie')).toBeNull();
     expect(withKey.status).toBe(403);
+  });
+
+  it('impersonates an operator created a moment before', async () => {
+    const operator = await newOperator();
+
+    // Right after, as the admin would from the answer.
+    const started = await impersonate(operator);
+
+    expect(started.status, started.text).toBe(200);
+    await expectImpersonating(started, operator);
+  });
+
+  it('impersonates an operator whose id the lookup index shows a moment late', async () => {
+    const operator = await newOperator();
+    // The operator's lookup entry (gsi1) as a lagging index shows it: not yet, then, a moment later
+    // (well within the contract's 2 s), there.
+    const Key = keys.operator(tenant.orgId, operator);
+    const lookup = keys.operatorLookup(operator);
+    await table.send(
+      new UpdateCommand({ TableName: inject('tableName'), Key, UpdateExpression: 'REMOVE gsi1pk, gsi1sk' }),
+    );
+    const starting = impersonate(operator);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await table.send(
+      new UpdateCommand({
+        TableName: inject('tableName'),
+        Key,
+        UpdateExpression: 'SET gsi1pk = :pk, gsi1sk = :sk',
+        ExpressionAttributeValues: { ':pk': lookup.gsi1pk, ':sk': lookup.gsi1sk },
+      }),
+    );
+    const started = await starting;
+
+    expect(started.status, started.text).toBe(200);
+    await expectImpersonating(started, operator);
   });
 
   it('finds operators of any organization', async () => {

@@ -1,4 +1,7 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { keys } from '../../shared/db/keys';
 import { type ApiResponse, call, createTenant, createVisitor, type Tenant } from '../helpers/api';
 import { useInProcessStack } from '../helpers/in-process-stack';
 
@@ -28,13 +31,17 @@ const errorOf = (response: ApiResponse<unknown>) =>
 let tenant: Tenant;
 let visitor: { token: string; visitor: { id: string } };
 let conversationId: string;
+let table: DynamoDBDocumentClient;
 
 beforeAll(async () => {
+  table = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: inject('endpoints').dynamodb }));
   tenant = await createTenant();
   visitor = await createVisitor(tenant.widgetKey);
   const created = await call<Conversation>('POST', '/api/conversations', { token: visitor.token, body: {} });
   conversationId = created.body.id;
 });
+
+afterAll(() => table.destroy());
 
 const path = (suffix = '') => `/api/conversations/${conversationId}${suffix}`;
 const send = (token: string, body: Record<string, unknown>) =>
@@ -137,6 +144,46 @@ describe('listing messages', () => {
     const ids = [...page.body.data, ...next.body.data].map((message) => message.id);
     expect(ids).toEqual([...ids].sort().reverse());
     expect((await call('GET', path('/messages?limit=101'), { token: visitor.token })).status).toBe(422);
+  });
+
+  it('reaches every message of a conversation whose messages pass 1 MB, full pages and all', async () => {
+    const own = await call<Conversation>('POST', '/api/conversations', { token: visitor.token, body: {} });
+    const messages = (suffix: string) => `/api/conversations/${own.body.id}/messages${suffix}`;
+    // 7,500 three-byte characters, and a search text as long: ~45 KB stored each, 25 of them ~1.1 MB,
+    // more than one Query response holds.
+    const posted: string[] = [];
+    for (let i = 0; i < 25; i++) {
+      const sent = await call<Message>('POST', messages(''), {
+        token: visitor.token,
+        body: { content: `${i} ${'語'.repeat(7_500)}` },
+      });
+      expect(sent.status).toBe(201);
+      posted.push(sent.body.id);
+    }
+    const newestFirst = [...posted].reverse();
+    const pages = async (limit: number) => {
+      const seen: { ids: string[]; nextCursor: string | null }[] = [];
+      let cursor: string | null = null;
+      do {
+        const query: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
+        const page = await call<{ data: Message[]; nextCursor: string | null }>(
+          'GET',
+          messages(`?limit=${limit}${query}`),
+          { token: visitor.token },
+        );
+        expect(page.status).toBe(200);
+        cursor = page.body.nextCursor;
+        seen.push({ ids: page.body.data.map((message) => message.id), nextCursor: cursor });
+      } while (cursor && seen.length < 10);
+      return seen;
+    };
+    // One page holds them all (not the ~22 one response holds), and says nothing follows.
+    const all = await pages(100);
+    expect(all.map((page) => page.ids)).toEqual([newestFirst]);
+    expect(all[0]?.nextCursor).toBeNull();
+    // Full pages across responses; the last page ends the listing.
+    const byTwenty = await pages(20);
+    expect(byTwenty.map((page) => page.ids)).toEqual([newestFirst.slice(0, 20), newestFirst.slice(20)]);
   });
 });
 
@@ -271,4 +318,94 @@ describe('read state', () => {
       ).status,
     ).toBe(422);
   });
+
+  it('marks read every visitor message posted a moment before, as many as the conversation counts', async () => {
+    const { here, posted } = await conversationWith(3);
+    // Right after the posts, as an operator would on seeing them arrive.
+    const read = await call<{ updatedCount: number }>('POST', here('/read'), {
+      token: tenant.operatorSession,
+    });
+    expect(read.status, read.text).toBe(200);
+    expect(read.body).toEqual({ updatedCount: 3 });
+    expect((await call<Conversation>('GET', here(''), { token: tenant.apiKey })).body).toMatchObject({
+      unreadCount: 0,
+      hasUnreadMessages: false,
+    });
+    expect(await readStateOf(here, posted)).toEqual(posted.map(() => true));
+  });
+
+  it('marks read the messages the unread index does not show yet, chunk after chunk', async () => {
+    // More than one chunk (99 messages and the conversation per transaction).
+    const { here, conversation, posted } = await conversationWith(105);
+    // The unread index as it lags right after the posts: all but the first two not in it yet.
+    await Promise.all(posted.slice(2).map((id) => leaveUnreadIndex(conversation, id)));
+    const read = await call<{ updatedCount: number }>('POST', here('/read'), { token: tenant.apiKey });
+    expect(read.status, read.text).toBe(200);
+    expect(read.body).toEqual({ updatedCount: 105 });
+    expect((await call<Conversation>('GET', here(''), { token: tenant.apiKey })).body).toMatchObject({
+      unreadCount: 0,
+      hasUnreadMessages: false,
+    });
+    expect(new Set(await readStateOf(here, posted))).toEqual(new Set([true]));
+    // Nothing left, and nothing counted twice.
+    expect((await call('POST', here('/read'), { token: tenant.apiKey })).body).toEqual({ updatedCount: 0 });
+  }, 60_000);
 });
+
+/** A conversation of the visitor's own with `count` visitor messages, posted 5 at a time. */
+async function conversationWith(count: number) {
+  const own = await call<Conversation>('POST', '/api/conversations', { token: visitor.token, body: {} });
+  expect(own.status, own.text).toBe(201);
+  const here = (suffix: string) => `/api/conversations/${own.body.id}${suffix}`;
+  const posted: string[] = [];
+  for (let start = 0; start < count; start += 5) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(5, count - start) }, (_, i) =>
+        call<Message>('POST', here('/messages'), {
+          token: visitor.token,
+          body: { content: `m${start + i}` },
+        }),
+      ),
+    );
+    for (const sent of batch) {
+      expect(sent.status, sent.text).toBe(201);
+      posted.push(sent.body.id);
+    }
+  }
+  return { here, conversation: own.body.id, posted };
+}
+
+/** Whether each of `ids` reads as read, from the conversation's messages (pages of 100). */
+async function readStateOf(here: (suffix: string) => string, ids: readonly string[]): Promise<boolean[]> {
+  const byId = new Map<string, boolean>();
+  let cursor: string | null = null;
+  do {
+    const query: string = `limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    const page = await call<{ data: Message[]; nextCursor: string | null }>(
+      'GET',
+      here(`/messages?${query}`),
+      {
+        token: tenant.apiKey,
+      },
+    );
+    expect(page.status, page.text).toBe(200);
+    for (const message of page.body.data) byId.set(message.id, message.isRead);
+    cursor = page.body.nextCursor;
+  } while (cursor);
+  return ids.map((id) => byId.get(id) ?? false);
+}
+
+/**
+ * Takes an unread message out of the sparse unread index (gsi1), as the index shows a message
+ * written a moment ago: the table holds it unread, the index not yet.
+ */
+async function leaveUnreadIndex(conversationId: string, messageId: string): Promise<void> {
+  await table.send(
+    new UpdateCommand({
+      TableName: inject('tableName'),
+      Key: keys.message(tenant.orgId, conversationId, messageId),
+      UpdateExpression: 'REMOVE gsi1pk, gsi1sk',
+      ConditionExpression: 'attribute_exists(gsi1pk)',
+    }),
+  );
+}

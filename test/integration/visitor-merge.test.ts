@@ -8,6 +8,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { lambdaContext } from '../../infra/local/lambda-event';
+import { INDEX_LAG_MS } from '../../shared/db/index-lag';
 import { keys } from '../../shared/db/keys';
 import { call, createTenant, createVisitor, type Tenant } from '../helpers/api';
 import { eventually } from '../helpers/eventually';
@@ -80,6 +81,12 @@ async function conversationIdsOf(visitorId: string): Promise<string[]> {
     cursor = page.body.nextCursor;
   } while (cursor);
   return ids.sort();
+}
+
+/** The visitor's conversations once its listing (an index) shows every write made before the call. */
+async function settledIdsOf(visitorId: string): Promise<string[]> {
+  await new Promise((resolve) => setTimeout(resolve, INDEX_LAG_MS));
+  return conversationIdsOf(visitorId);
 }
 
 const merge = (targetId: string, sourceVisitorId: string, token = tenant.apiKey) =>
@@ -262,7 +269,8 @@ describe('POST /api/visitors/{id}/merge', () => {
       await expect(
         visitorMerge.moveConversations(tenant.orgId, source.visitor.id, performance.now() + 60_000),
       ).rejects.toThrow('crash');
-      const partly = await conversationIdsOf(target.visitor.id);
+      // Moves made directly (no request waited for them to show): read once the listings show them.
+      const partly = await settledIdsOf(target.visitor.id);
       expect(partly.length).toBeGreaterThan(0);
       expect(partly.length).toBeLessThan(count);
 
@@ -281,7 +289,7 @@ describe('POST /api/visitors/{id}/merge', () => {
       }
       // More than one bounded batch, each within the page size.
       expect(invocations).toBeGreaterThanOrEqual(Math.ceil((count - partly.length) / MOVE_PAGE));
-      expect(await conversationIdsOf(source.visitor.id)).toEqual([]);
+      expect(await settledIdsOf(source.visitor.id)).toEqual([]);
       expect(await conversationIdsOf(target.visitor.id)).toHaveLength(count);
 
       // The last pass (and any repeated job) finds nothing to move.
@@ -294,4 +302,53 @@ describe('POST /api/visitors/{id}/merge', () => {
       quiet.mockRestore();
     }
   }, 120_000);
+
+  it('moves and counts conversations started a moment before, which the source’s listing did not show yet', async () => {
+    const target = await createVisitor(tenant.widgetKey);
+    const source = await createVisitor(tenant.widgetKey);
+    const mine = await startConversation(target.visitor.id, 'the target’s own');
+    const theirs = [
+      await startConversation(source.visitor.id, 'started a moment before the merge'),
+      await startConversation(source.visitor.id, 'and another one'),
+    ];
+    // What a lagging index shows right after: the source's listing (gsi4) without them.
+    const table = inject('tableName');
+    const hidden = await Promise.all(
+      theirs.map(async ({ id }) => {
+        const Key = keys.conversation(tenant.orgId, id);
+        const item = (await client.send(new GetCommand({ TableName: table, Key, ConsistentRead: true })))
+          .Item;
+        await client.send(
+          new UpdateCommand({ TableName: table, Key, UpdateExpression: 'REMOVE gsi4pk, gsi4sk' }),
+        );
+        return { Key, gsi4pk: item?.gsi4pk, gsi4sk: item?.gsi4sk };
+      }),
+    );
+
+    const merging = merge(target.visitor.id, source.visitor.id);
+    // The index shows them a moment later, well within the contract's 2 s.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await Promise.all(
+      hidden.map(({ Key, gsi4pk, gsi4sk }) =>
+        client.send(
+          new UpdateCommand({
+            TableName: table,
+            Key,
+            UpdateExpression: 'SET gsi4pk = :pk, gsi4sk = :sk',
+            ExpressionAttributeValues: { ':pk': gsi4pk, ':sk': gsi4sk },
+          }),
+        ),
+      ),
+    );
+    const merged = await merging;
+
+    expect(merged.status, merged.text).toBe(200);
+    expect(merged.body.conversationCount).toBe(3);
+    for (const { id } of theirs) {
+      const moved = await call<Conversation>('GET', `/api/conversations/${id}`, { token: tenant.apiKey });
+      expect(moved.body.visitorId).toBe(target.visitor.id);
+    }
+    expect(await conversationIdsOf(target.visitor.id)).toEqual([mine.id, ...theirs.map((c) => c.id)].sort());
+    expect(await conversationIdsOf(source.visitor.id)).toEqual([]);
+  }, 30_000);
 });
