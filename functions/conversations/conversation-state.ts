@@ -2,9 +2,8 @@ import type { OrgCaller } from '../../shared/auth/caller';
 import { clock } from '../../shared/clock';
 import { actorOf } from '../../shared/conversations/actor';
 import { type LocaleSetting, type StoredConversation, withChange } from '../../shared/conversations/state';
-import { assignmentHistory, auditWrite } from '../../shared/db/audit';
+import { assignmentHistory } from '../../shared/db/audit';
 import { conversations, toConversation } from '../../shared/db/conversations';
-import { eventWrite, realtimeWrite } from '../../shared/db/events';
 import { ValidationError } from '../../shared/errors';
 import { etagOf, ifMatchVersion } from '../../shared/http/if-match';
 import { ok, route } from '../../shared/http/route';
@@ -21,7 +20,6 @@ import {
 import { conversationExample, ids } from '../../shared/schemas/examples';
 import { assertFreeJson } from '../../shared/schemas/free-json';
 import { accessRules, loadConversation } from './access';
-import { changeWrites } from './update-conversation';
 
 const bumped = (current: StoredConversation, changes: Partial<StoredConversation>) =>
   withChange(current, changes, clock.nowIso());
@@ -55,7 +53,7 @@ export const setLocale = route({
     if (!organization.locales.includes(body.locale)) {
       throw ValidationError.field('locale', `Enabled locales: ${organization.locales.join(', ')}`);
     }
-    const setting = await conversations.mutate(
+    const after = await conversations.update(
       caller.orgId,
       params.id,
       (current) => {
@@ -69,17 +67,11 @@ export const setLocale = route({
           current.locale?.locale === locale.locale &&
           current.locale.source === locale.source &&
           current.locale.locked === locale.locked;
-        if (unchanged && current.locale) return { next: undefined, result: current.locale };
-        const next = bumped(current, { locale, language: body.locale });
-        return {
-          next,
-          writes: [eventWrite(caller.orgId, 'conversation.updated', toConversation(next))],
-          result: locale,
-        };
+        return unchanged ? undefined : bumped(current, { locale, language: body.locale });
       },
-      { check: accessRules(caller, organization) },
+      { actor: actorOf(caller), check: accessRules(caller, organization) },
     );
-    return ok(setting);
+    return ok(after.locale);
   },
 });
 
@@ -111,35 +103,16 @@ export const snooze = route({
   handle: async ({ caller, organization, params, body, headers }) => {
     if (Date.parse(body.until) <= clock.nowMs())
       throw ValidationError.field('until', 'until must be in the future');
-    const reason = body.reason || null;
-    const after = await conversations.mutate(
+    const after = await conversations.update(
       caller.orgId,
       params.id,
-      (current) => {
-        const next = bumped(current, { status: 'snoozed', snoozedUntil: body.until });
-        const api = toConversation(next);
-        const actor = actorOf(caller);
-        return {
-          next,
-          writes: [
-            eventWrite(caller.orgId, 'conversation.snoozed', { ...api, snoozeReason: reason }),
-            auditWrite(caller.orgId, current.id, 'SNOOZE', {
-              type: 'snoozed',
-              until: body.until,
-              reason,
-              actor,
-            }),
-            realtimeWrite(caller.orgId, {
-              type: 'conversation_snoozed',
-              audience: 'operators',
-              conversationId: current.id,
-              payload: { conversationId: current.id, snoozedUntil: body.until, reason, actor },
-            }),
-          ],
-          result: next,
-        };
+      (current) => bumped(current, { status: 'snoozed', snoozedUntil: body.until }),
+      {
+        actor: actorOf(caller),
+        snoozeReason: body.reason || null,
+        ifMatch: ifMatchVersion(headers),
+        check: accessRules(caller, organization),
       },
-      { ifMatch: ifMatchVersion(headers), check: accessRules(caller, organization) },
     );
     return ok(toConversation(after), { ETag: etagOf(after.version) });
   },
@@ -163,15 +136,12 @@ export const unsnooze = route({
     response: { ...conversationExample, version: 6, updatedAt: '2026-11-21T10:07:00.000Z' },
   },
   handle: async ({ caller, organization, params, headers }) => {
-    const after = await conversations.mutate(
+    const after = await conversations.update(
       caller.orgId,
       params.id,
-      (current) => {
-        if (current.status !== 'snoozed') return { next: undefined, result: current };
-        const next = bumped(current, { status: 'open', snoozedUntil: null });
-        return { next, writes: changeWrites(caller, current, next), result: next };
-      },
-      { ifMatch: ifMatchVersion(headers), check: accessRules(caller, organization) },
+      (current) =>
+        current.status === 'snoozed' ? bumped(current, { status: 'open', snoozedUntil: null }) : undefined,
+      { actor: actorOf(caller), ifMatch: ifMatchVersion(headers), check: accessRules(caller, organization) },
     );
     return ok(toConversation(after), { ETag: etagOf(after.version) });
   },
@@ -209,7 +179,7 @@ export const setFollowUp = route({
   handle: async ({ caller, organization, params, body, headers }) => {
     if (Date.parse(body.remindAt) <= clock.nowMs())
       throw ValidationError.field('remindAt', 'remindAt must be in the future');
-    const after = await conversations.mutate(
+    const after = await conversations.update(
       caller.orgId,
       params.id,
       (current) => {
@@ -220,12 +190,10 @@ export const setFollowUp = route({
           followUpBy: callerId(caller),
         };
         assertFreeJson('metadata', metadata);
-        if (followUpKeys.every((key) => current.metadata[key] === metadata[key]))
-          return { next: undefined, result: current };
-        const next = bumped(current, { metadata });
-        return { next, writes: changeWrites(caller, current, next), result: next };
+        if (followUpKeys.every((key) => current.metadata[key] === metadata[key])) return undefined;
+        return bumped(current, { metadata });
       },
-      { ifMatch: ifMatchVersion(headers), check: accessRules(caller, organization) },
+      { actor: actorOf(caller), ifMatch: ifMatchVersion(headers), check: accessRules(caller, organization) },
     );
     return ok(toConversation(after), { ETag: etagOf(after.version) });
   },
@@ -245,18 +213,16 @@ export const clearFollowUp = route({
   errors: [404],
   examples: { response: { success: true } },
   handle: async ({ caller, organization, params }) => {
-    await conversations.mutate(
+    await conversations.update(
       caller.orgId,
       params.id,
       (current) => {
-        if (!followUpKeys.some((key) => key in current.metadata))
-          return { next: undefined, result: undefined };
+        if (!followUpKeys.some((key) => key in current.metadata)) return undefined;
         const metadata = { ...current.metadata };
         for (const key of followUpKeys) delete metadata[key];
-        const next = bumped(current, { metadata });
-        return { next, writes: changeWrites(caller, current, next), result: undefined };
+        return bumped(current, { metadata });
       },
-      { check: accessRules(caller, organization) },
+      { actor: actorOf(caller), check: accessRules(caller, organization) },
     );
     return ok({ success: true });
   },

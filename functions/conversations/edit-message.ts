@@ -1,9 +1,7 @@
 import type { OrgCaller } from '../../shared/auth/caller';
 import { clock } from '../../shared/clock';
-import { withEditedMessage } from '../../shared/conversations/state';
-import { conversationLive, conversations } from '../../shared/db/conversations';
-import { type Message, MessageChangedError, messages, toMessage } from '../../shared/db/messages';
-import { ConcurrentChangeError, RetryBudget, transact } from '../../shared/db/transaction';
+import { messageEdits } from '../../shared/db/message-edit';
+import { type Message, messages, toMessage } from '../../shared/db/messages';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../shared/errors';
 import { ok, route } from '../../shared/http/route';
 import { sanitizeText, searchVectorOf } from '../../shared/sanitize/text';
@@ -64,47 +62,30 @@ export const editMessage = route({
     const conversation = await loadConversation(caller, organization, params.id);
     const content = sanitizeText(body.content);
     if (content === '') throw ValidationError.field('content', 'The message has no text once sanitized');
-    const budget = new RetryBudget();
-    for (let attempt = 1; ; attempt++) {
-      const current = await messages.get(caller.orgId, params.id, params.messageId);
-      if (!current || current.deletedAt) throw new NotFoundError('Message not found');
-      if (!mayEdit(caller, current)) throw new ForbiddenError('This message is not yours to edit');
-      const now = clock.nowIso();
-      if (clock.nowMs() - Date.parse(current.createdAt) > EDIT_WINDOW_MS) {
-        throw new ConflictError('Messages can be edited only within 5 minutes of being sent', {
-          reason: 'edit_window_expired',
-        });
-      }
-      const edited: Message = {
-        ...toMessage(current),
-        content,
-        // A file message given text is a text message with files.
-        type: current.type === 'file' ? 'text' : current.type,
-        searchVector: searchVectorOf(content),
-        isEdited: true,
-        editedAt: now,
-      };
-      const writes = messages.editWrites(current, edited, editorId(caller), conversation.visitorId);
-      try {
-        if (conversation.lastMessage?.id === current.id) {
-          // The preview shows this message: it changes in the same transaction.
-          await conversations.mutate(
-            caller.orgId,
-            params.id,
-            (latest) => ({ next: withEditedMessage(latest, edited), writes, result: undefined }),
-            // The conversation read above is the first attempt's state: no second read.
-            attempt === 1 ? { initial: conversation, budget } : { budget },
-          );
-        } else {
-          await transact([...writes, conversationLive(caller.orgId, params.id)]);
+    const edited = await messageEdits.edit(
+      conversation,
+      params.messageId,
+      (current): Message => {
+        if (!mayEdit(caller, current)) throw new ForbiddenError('This message is not yours to edit');
+        const now = clock.nowIso();
+        if (clock.nowMs() - Date.parse(current.createdAt) > EDIT_WINDOW_MS) {
+          throw new ConflictError('Messages can be edited only within 5 minutes of being sent', {
+            reason: 'edit_window_expired',
+          });
         }
-        return ok(await presentMessage(edited));
-      } catch (error) {
-        const retryable = error instanceof ConcurrentChangeError || error instanceof MessageChangedError;
-        if (retryable && (await budget.pause(attempt))) continue;
-        throw error instanceof MessageChangedError ? new ConcurrentChangeError() : error;
-      }
-    }
+        return {
+          ...toMessage(current),
+          content,
+          // A file message given text is a text message with files.
+          type: current.type === 'file' ? 'text' : current.type,
+          searchVector: searchVectorOf(content),
+          isEdited: true,
+          editedAt: now,
+        };
+      },
+      editorId(caller),
+    );
+    return ok(await presentMessage(edited));
   },
 });
 

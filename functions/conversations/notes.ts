@@ -4,7 +4,6 @@ import { actorOf } from '../../shared/conversations/actor';
 import { newNote, notes } from '../../shared/db/notes';
 import { operators } from '../../shared/db/operators';
 import { auditActorOf } from '../../shared/db/org-audit';
-import type { Write } from '../../shared/db/transaction';
 import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '../../shared/errors';
 import { created, ok, route } from '../../shared/http/route';
 import { idParams, successResult } from '../../shared/schemas/common';
@@ -18,19 +17,6 @@ async function authorOf(caller: ApiKeyCaller | OperatorCaller): Promise<{ id: st
   const operator = await operators.get(caller.orgId, caller.operatorId);
   if (!operator) throw new UnauthorizedError('The operator of this session no longer exists');
   return { id: operator.id, name: operator.name };
-}
-
-/** One check per distinct mentioned operator, named by the index of its first occurrence in the body. */
-function mentionChecks(orgId: string, mentions: readonly string[]): Write[] {
-  return mentions.flatMap((operatorId, i) =>
-    mentions.indexOf(operatorId) === i
-      ? [
-          operators.existsCheck(orgId, operatorId, () =>
-            ValidationError.field(`mentions.${i}`, 'Mentions must be operators of this organization'),
-          ),
-        ]
-      : [],
-  );
 }
 
 export const listNotes = route({
@@ -85,7 +71,7 @@ export const createNote = route({
       now: clock.nowIso(),
     });
     if (draft.content === '') throw ValidationError.field('content', 'The note has no text once sanitized');
-    await notes.create(caller.orgId, draft, mentionChecks(caller.orgId, body.mentions ?? []));
+    await notes.create(caller.orgId, draft, body.mentions ?? []);
     return created(draft);
   },
 });

@@ -1,8 +1,7 @@
 import type { OrgCaller } from '../../shared/auth/caller';
 import { clock } from '../../shared/clock';
-import { conversations } from '../../shared/db/conversations';
-import { messages, newMessage } from '../../shared/db/messages';
-import { operators } from '../../shared/db/operators';
+import { messagePosts } from '../../shared/db/message-post';
+import { newMessage } from '../../shared/db/messages';
 import { metadataOf, notAttachable, ownerOf, type StoredUpload, uploads } from '../../shared/db/uploads';
 import { ValidationError } from '../../shared/errors';
 import { created, route } from '../../shared/http/route';
@@ -70,7 +69,7 @@ export const postMessage = route({
     const sender = senderOf(caller, body.operatorId);
     const orgId = caller.orgId;
     const files = await attachable(caller, body.attachmentIds ?? []);
-    const posted = await conversations.append(
+    const posted = await messagePosts.post(
       orgId,
       params.id,
       (current) => {
@@ -90,42 +89,14 @@ export const postMessage = route({
             'content',
             'The message has no text once sanitized, and no attachments',
           );
-        // One condition per distinct operator (DynamoDB refuses two actions on one item), reported
-        // under the first field that named it.
-        const operatorFields = new Map<string, string>();
-        if (sender.checkOperator) operatorFields.set(sender.senderId, 'operatorId');
-        (body.mentions ?? []).forEach((operatorId, i) => {
-          if (!operatorFields.has(operatorId)) operatorFields.set(operatorId, `mentions.${i}`);
-        });
-        const checks = [
-          ...(body.replyToId
-            ? [
-                messages.existsCheck(orgId, current.id, body.replyToId, () =>
-                  ValidationError.field('replyToId', 'replyToId must be a message of this conversation'),
-                ),
-              ]
-            : []),
-          ...[...operatorFields].map(([operatorId, field]) =>
-            operators.existsCheck(orgId, operatorId, () =>
-              ValidationError.field(
-                field,
-                field === 'operatorId'
-                  ? 'No such operator in this organization'
-                  : 'Mentions must be operators of this organization',
-              ),
-            ),
-          ),
-        ];
-        // Each upload is claimed in the message's transaction: two posts naming it cannot both commit.
-        const claims = uploads.claimWrites(
-          orgId,
-          files.map((file) => file.id),
-          ownerOf(caller),
-          { conversationId: current.id, messageId: draft.id },
-        );
-        return { message: draft, writes: [...checks, ...claims], result: draft };
+        return draft;
       },
-      { check: accessRules(caller, organization) },
+      {
+        check: accessRules(caller, organization),
+        namedSenderId: sender.checkOperator ? sender.senderId : undefined,
+        mentioned: body.mentions,
+        uploadOwner: ownerOf(caller),
+      },
     );
     return created(await presentMessage(posted));
   },

@@ -1,16 +1,9 @@
-import type { OrgCaller } from '../../shared/auth/caller';
 import { clock } from '../../shared/clock';
 import { actorOf } from '../../shared/conversations/actor';
 import { type StoredConversation, withChange } from '../../shared/conversations/state';
 import { conversationFieldRules } from '../../shared/custom-fields/conversation-fields';
 import { CUSTOM_FIELD_VALUE_RULES } from '../../shared/custom-fields/values';
-import { assignmentEntry, auditWrite } from '../../shared/db/audit';
 import { conversations, toConversation } from '../../shared/db/conversations';
-import { eventWrite } from '../../shared/db/events';
-import { incrementWrites } from '../../shared/db/increments';
-import { operators } from '../../shared/db/operators';
-import { stats } from '../../shared/db/stats';
-import type { Write } from '../../shared/db/transaction';
 import { ValidationError } from '../../shared/errors';
 import { etagOf, ifMatchVersion } from '../../shared/http/if-match';
 import { ok, route } from '../../shared/http/route';
@@ -80,43 +73,6 @@ function applyPatch(
   return withChange(current, candidate, clock.nowIso());
 }
 
-/** Events, audit entries and reference checks that go with a changed conversation. */
-export function changeWrites(
-  caller: OrgCaller,
-  before: StoredConversation,
-  after: StoredConversation,
-): Write[] {
-  const orgId = caller.orgId;
-  const api = toConversation(after);
-  const writes: Write[] = [eventWrite(orgId, 'conversation.updated', api)];
-  if (after.operatorId && after.operatorId !== before.operatorId) {
-    writes.push(
-      operators.existsCheck(orgId, after.operatorId, () =>
-        ValidationError.field('operatorId', 'No such operator in this organization'),
-      ),
-    );
-  }
-  // A new `teamId` is checked (422) by the team-count writes `mutate` adds.
-  const entry = assignmentEntry(
-    before.operatorId,
-    after.operatorId,
-    after.teamId,
-    actorOf(caller),
-    before.teamId,
-  );
-  if (entry)
-    writes.push(
-      auditWrite(orgId, after.id, 'ASSIGNMENT', entry),
-      eventWrite(orgId, 'conversation.assigned', api),
-    );
-  if (after.status === 'closed' && before.status !== 'closed')
-    writes.push(
-      eventWrite(orgId, 'conversation.closed', api),
-      ...incrementWrites(stats.conversationClosed(after)),
-    );
-  return writes;
-}
-
 export const updateConversation = route({
   method: 'PATCH',
   path: '/api/conversations/{id}',
@@ -149,7 +105,7 @@ export const updateConversation = route({
         ? conversationFieldRules.load(caller.orgId)
         : undefined;
     rules?.catch(() => undefined);
-    const after = await conversations.mutate(
+    const after = await conversations.update(
       caller.orgId,
       params.id,
       async (current) => {
@@ -160,10 +116,9 @@ export const updateConversation = route({
             rules,
           );
         }
-        const next = applyPatch(current, body);
-        return { next, writes: next ? changeWrites(caller, current, next) : [], result: next ?? current };
+        return applyPatch(current, body);
       },
-      { ifMatch: ifMatchVersion(headers), check: accessRules(caller, organization) },
+      { actor: actorOf(caller), ifMatch: ifMatchVersion(headers), check: accessRules(caller, organization) },
     );
     return ok(toConversation(after), { ETag: etagOf(after.version) });
   },

@@ -1,15 +1,16 @@
 import { clock } from '../clock';
 import type { Actor } from '../conversations/actor';
-import { NotFoundError } from '../errors';
+import { NotFoundError, ValidationError } from '../errors';
 import { uuidv7 } from '../ids';
 import { sanitizeText } from '../sanitize/text';
 import type { Note } from '../schemas/note';
 import { noteProjection } from '../schemas/projections';
 import { auditWrite } from './audit';
 import { tableName } from './client';
-import { conversationLive } from './conversations';
+import { conversationLive } from './conversation-item';
 import { eventWrite, realtimeWrite } from './events';
 import { keys } from './keys';
+import { operators } from './operators';
 import { type AuditBy, orgAudit } from './org-audit';
 import { project } from './project';
 import { queryPrefix } from './query';
@@ -112,12 +113,29 @@ class NoteRefused extends Error {
   }
 }
 
+/**
+ * One check per distinct mentioned operator, reported as the request named it: `mentions.<i>`, `i`
+ * the index of its first mention in the request's list.
+ */
+function mentionChecks(orgId: string, mentioned: readonly string[]): Write[] {
+  return mentioned.flatMap((operatorId, i) =>
+    mentioned.indexOf(operatorId) === i
+      ? [
+          operators.existsCheck(orgId, operatorId, () =>
+            ValidationError.field(`mentions.${i}`, 'Mentions must be operators of this organization'),
+          ),
+        ]
+      : [],
+  );
+}
+
 export const notes = {
   /**
    * One transaction: the note, its `note.created` event, a check that the conversation is still
-   * live, and the caller's own checks (mentioned operators).
+   * live, and that every mentioned operator exists (422 `mentions.<i>`). `mentioned` is the list as
+   * the request gave it (repeats included), so an error names the request's own index.
    */
-  async create(orgId: string, note: Note, checks: readonly Write[] = []): Promise<void> {
+  async create(orgId: string, note: Note, mentioned: readonly string[] = note.mentions): Promise<void> {
     await transact([
       {
         action: {
@@ -130,7 +148,7 @@ export const notes = {
       },
       eventWrite(orgId, 'note.created', note),
       conversationLive(orgId, note.conversationId),
-      ...checks,
+      ...mentionChecks(orgId, mentioned),
     ]);
   },
 

@@ -4,7 +4,7 @@ import type { StoredConversation } from '../conversations/state';
 import { storage } from '../storage';
 import { batchDelete } from './batch';
 import { db, tableName } from './client';
-import { conversationStateWrite, storedConversationOf } from './conversations';
+import { conversationStateWrite, storedConversationOf } from './conversation-item';
 import { type Key, keys } from './keys';
 import { childrenQuery } from './query';
 import { objectKeys, uploads } from './uploads';

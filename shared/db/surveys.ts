@@ -9,13 +9,12 @@ import { surveyProjection } from '../schemas/projections';
 import type { Survey } from '../schemas/survey';
 import { batchGet } from './batch';
 import { db, tableName } from './client';
-import { conversations, storedConversationOf } from './conversations';
+import { storedConversationOf } from './conversation-item';
+import { mutate } from './conversation-mutate';
 import { conditionHeld } from './errors';
-import { incrementWrites } from './increments';
 import { keys } from './keys';
 import { project } from './project';
 import { childrenQuery, offsetPage } from './query';
-import { stats } from './stats';
 import type { Write } from './transaction';
 
 export type { Survey };
@@ -54,7 +53,8 @@ function deactivation(orgId: string, conversationId: string, surveyId: string, n
 export const surveys = {
   /**
    * One transaction on the conversation's `rev`: the response, its locator, the conversation's
-   * `activeSurvey`, and the CSAT counters of today and of the conversation's operator. A response
+   * `activeSurvey`, and (implied by that: conversation-implications.ts) the CSAT counters of today
+   * and of the conversation's operator. A response
    * already active is 409 (two racing creates: one commits, the other re-reads and meets it).
    * `check` applies the caller's rules to every state read; a missing conversation is NotFoundError.
    */
@@ -64,7 +64,7 @@ export const surveys = {
     check: (conversation: StoredConversation) => void,
   ): Promise<Survey> {
     const comment = input.comment === undefined ? null : sanitizeText(input.comment) || null;
-    return conversations.mutate(
+    return mutate(
       orgId,
       input.conversationId,
       (current) => {
@@ -123,7 +123,6 @@ export const surveys = {
                 },
               },
             },
-            ...incrementWrites(stats.surveyCounted(orgId, current.id, active, 1)),
           ],
           result: created,
         };
@@ -134,10 +133,10 @@ export const surveys = {
 
   /**
    * Soft delete: `isActive` false, and when the response counts in CSAT, the conversation's
-   * `activeSurvey` cleared and the counters of its day and operator subtracted, in one transaction
-   * on the conversation's `rev`. Repeating succeeds without writing. A response whose conversation
-   * was deleted no longer counts (the deletion subtracted it): only the record changes. False when
-   * there is no such response; `check` may refuse the caller (thrown).
+   * `activeSurvey` cleared and (implied by that) the counters of its day and operator subtracted,
+   * in one transaction on the conversation's `rev`. Repeating succeeds without writing. A response
+   * whose conversation was deleted no longer counts (the deletion subtracted it): only the record
+   * changes. False when there is no such response; `check` may refuse the caller (thrown).
    */
   async deactivate(orgId: string, surveyId: string, check: (survey: Survey) => void): Promise<boolean> {
     const conversationId = await locate(orgId, surveyId);
@@ -159,17 +158,14 @@ export const surveys = {
     };
     if (!conversationItem || conversationItem.deletedAt) return recordOnly();
     try {
-      return await conversations.mutate(
+      return await mutate(
         orgId,
         conversationId,
         (current) => {
           const counted = current.activeSurvey?.surveyId === surveyId ? current.activeSurvey : null;
           return {
             next: counted ? { ...current, activeSurvey: null } : undefined,
-            writes: [
-              deactivation(orgId, conversationId, surveyId, now),
-              ...(counted ? incrementWrites(stats.surveyCounted(orgId, conversationId, counted, -1)) : []),
-            ],
+            writes: [deactivation(orgId, conversationId, surveyId, now)],
             result: true,
           };
         },

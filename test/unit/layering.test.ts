@@ -98,6 +98,23 @@ describe('layering', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('leaves transactions to the data layer: no function imports shared/db/transaction.ts', () => {
+    // What a change implies (events, audit entries, counters, team load) is decided in the data layer
+    // (shared/db/conversation-implications.ts), so a change means the same whichever handler makes
+    // it; handlers call intent-level functions and never assemble actions, transact or retry.
+    const functions = [...graph.keys()].filter((file) => file.startsWith('functions/'));
+    const offenders = functions.flatMap((file) =>
+      specifiersOf(file)
+        .filter(
+          (specifier) =>
+            specifier.startsWith('.') && resolveFrom(file, specifier) === 'shared/db/transaction.ts',
+        )
+        .map((specifier) => `${file} imports ${specifier}`),
+    );
+    expect(functions.length).toBeGreaterThan(80);
+    expect(offenders).toEqual([]);
+  });
+
   it('keeps what costs a function its cold start out of module load', () => {
     // On Node 22 an ES import of node:http loads undici (its WebSocket getters are read when the
     // module's exports are bound), and a first toLocaleString initialises ICU: ~15 ms each of a
