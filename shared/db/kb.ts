@@ -284,7 +284,7 @@ export const kbCollections = {
     ]);
     // Two creates at once touch the same guard or totals: the loser is cancelled and tries again,
     // meeting the winner's guard (409) or fitting in beside it.
-    await retryOnConflict(() => transact(writes));
+    await retryOnConflict((budget) => transact(writes, { budget }));
     return stored;
   },
 
@@ -310,7 +310,7 @@ export const kbCollections = {
     collectionId: string,
     change: (current: KbCollectionDefinition) => KbCollectionDefinition | undefined,
   ): Promise<StoredKbCollection | undefined> {
-    return retryOnConflict(async () => {
+    return retryOnConflict(async (budget) => {
       const current = await kbCollections.get(orgId, collectionId);
       if (!current) return undefined;
       const next = change(collectionDefinition(current));
@@ -378,6 +378,7 @@ export const kbCollections = {
             : []),
           totalsWrite(orgId, { collectionBytes: storedBytes - current.storedBytes }),
         ]),
+        { budget },
       );
       return stored;
     });
@@ -392,7 +393,7 @@ export const kbCollections = {
     orgId: string,
     collectionId: string,
   ): Promise<{ outcome: 'deleted' | 'missing' } | { outcome: 'not_empty'; articleCounts: ArticleCounts }> {
-    return retryOnConflict(async () => {
+    return retryOnConflict(async (budget) => {
       const current = await kbCollections.get(orgId, collectionId);
       if (!current) return { outcome: 'missing' };
       if (totalOf(current.articleCounts) > 0)
@@ -417,6 +418,7 @@ export const kbCollections = {
           { action: { Delete: { TableName: tableName, Key: keys.kbCollectionKey(orgId, current.key) } } },
           totalsWrite(orgId, { collectionBytes: -current.storedBytes }),
         ]),
+        { budget },
       );
       return { outcome: 'deleted' };
     });
@@ -531,7 +533,7 @@ export const kbArticles = {
       collectionCountsWrite(orgId, definition.collectionId, { [definition.status]: 1 }, true),
       totalsWrite(orgId, { articleBytes: storedBytes, counts: { [definition.status]: 1 } }),
     ]);
-    await retryOnConflict(() => transact(writes));
+    await retryOnConflict((budget) => transact(writes, { budget }));
     return stored;
   },
 
@@ -552,7 +554,7 @@ export const kbArticles = {
     articleId: string,
     change: (current: KbArticleDefinition) => KbArticleDefinition | undefined,
   ): Promise<StoredKbArticle | undefined> {
-    return retryOnConflict(async () => {
+    return retryOnConflict(async (budget) => {
       const current = await kbArticles.get(orgId, articleId);
       if (!current) return undefined;
       const next = change(articleDefinition(current));
@@ -601,6 +603,7 @@ export const kbArticles = {
             ...(moved ? { counts: totals } : {}),
           }),
         ]),
+        { budget },
       );
       return stored;
     });
@@ -608,7 +611,7 @@ export const kbArticles = {
 
   /** Deletes the article and its slug guard, −1 on its collection's and the totals' counters. */
   async remove(orgId: string, articleId: string): Promise<boolean> {
-    return retryOnConflict(async () => {
+    return retryOnConflict(async (budget) => {
       const current = await kbArticles.get(orgId, articleId);
       if (!current) return false;
       await transact(
@@ -627,6 +630,7 @@ export const kbArticles = {
           collectionCountsWrite(orgId, current.collectionId, { [current.status]: -1 }, false),
           totalsWrite(orgId, { articleBytes: -current.storedBytes, counts: { [current.status]: -1 } }),
         ]),
+        { budget },
       );
       return true;
     });

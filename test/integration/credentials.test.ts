@@ -8,6 +8,7 @@ import {
   platformToken,
   type Tenant,
 } from '../helpers/api';
+import { eventuallyIndexed } from '../helpers/indexed';
 
 type ErrorBody = {
   error: { code: string; message: string; details?: Record<string, unknown>; correlationId: string };
@@ -174,6 +175,48 @@ describe('operator sessions, visitor tokens, widget keys and the platform token'
     });
   });
 
+  it('work the moment they are made: a new organization, its operator’s login, a visitor and its conversation', async () => {
+    // Each step right after the one before, as a dashboard or a widget goes through them: every
+    // one reads by id what the previous one just wrote.
+    const admin = platformToken();
+    const org = await call<{ id: string; widgetKey: string }>('POST', '/api/admin/organizations', {
+      token: admin,
+      body: { name: 'Fresh org', modules: ['automation_api'] },
+    });
+    expect(org.status, org.text).toBe(201);
+    expect((await call('GET', `/api/admin/organizations/${org.body.id}`, { token: admin })).status).toBe(200);
+    const operator = await call<{ id: string }>('POST', `/api/admin/organizations/${org.body.id}/operators`, {
+      token: admin,
+      body: { name: 'First', email: `first-${crypto.randomUUID()}@example.com`, role: 'admin' },
+    });
+    expect(operator.status, operator.text).toBe(201);
+    const login = await call<{ token: string }>(
+      'POST',
+      `/api/admin/organizations/${org.body.id}/operators/${operator.body.id}/sessions`,
+      { token: admin },
+    );
+    expect(login.status, login.text).toBe(201);
+    const me = await call<{ organizationId: string }>('GET', '/api/me', { token: login.body.token });
+    expect(me.status, me.text).toBe(200);
+    expect(me.body.organizationId).toBe(org.body.id);
+    const visitor = await call<{ visitor: { id: string }; token: string }>('POST', '/api/widget/visitors', {
+      headers: { 'X-Widget-Key': org.body.widgetKey },
+      body: {},
+    });
+    expect(visitor.status, visitor.text).toBe(201);
+    const own = await call('POST', '/api/conversations', {
+      token: visitor.body.token,
+      body: { message: 'hello right away' },
+    });
+    expect(own.status, own.text).toBe(201);
+    const started = await call<{ visitorId: string }>('POST', '/api/conversations', {
+      token: login.body.token,
+      body: { visitorId: visitor.body.visitor.id },
+    });
+    expect(started.status, started.text).toBe(201);
+    expect(started.body.visitorId).toBe(visitor.body.visitor.id);
+  });
+
   it('visitors see only their own conversations', async () => {
     const ada = await createVisitor(tenant.widgetKey);
     const bob = await createVisitor(tenant.widgetKey);
@@ -189,6 +232,13 @@ describe('operator sessions, visitor tokens, widget keys and the platform token'
       404,
       'NOT_FOUND',
     );
+    // Listings read an index, which may show the conversation up to 2 s later: once Ada's shows
+    // it, Bob's listings are asked (an empty one then proves more than one read before it showed).
+    const adasList = await eventuallyIndexed(
+      () => call<{ data: { id: string }[] }>('GET', '/api/conversations', { token: ada.token }),
+      (answer) => answer.body.data.length > 0,
+    );
+    expect(adasList.body.data.map((c) => c.id)).toEqual([mine.body.id]);
     const bobsList = await call<{ data: unknown[] }>('GET', '/api/conversations', { token: bob.token });
     expect(bobsList.body.data).toEqual([]);
     const snooping = await call<{ data: unknown[] }>(
@@ -197,10 +247,6 @@ describe('operator sessions, visitor tokens, widget keys and the platform token'
       { token: bob.token },
     );
     expect(snooping.body.data).toEqual([]);
-    const adasList = await call<{ data: { id: string }[] }>('GET', '/api/conversations', {
-      token: ada.token,
-    });
-    expect(adasList.body.data.map((c) => c.id)).toEqual([mine.body.id]);
     const impersonating = await call('POST', '/api/conversations', {
       token: bob.token,
       body: { visitorId: ada.visitor.id },

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { call, createTenant, createVisitor } from '../helpers/api';
 import { eventually } from '../helpers/eventually';
+import { eventuallyIndexed } from '../helpers/indexed';
 
 /** `GET /api/conversations?updatedSince=`: changes oldest first, deletions included, an exact cursor. */
 interface Conversation {
@@ -79,8 +80,16 @@ describe('GET /api/conversations?updatedSince=', () => {
   it('answers ordinary listings with deletedAt null', async () => {
     const tenant = await createTenant();
     const visitor = await createVisitor(tenant.widgetKey);
-    await call('POST', '/api/conversations', { token: visitor.token, body: { message: 'hi' } });
-    const listed = await call<SyncPage>('GET', '/api/conversations', { token: tenant.apiKey });
+    const created = await call('POST', '/api/conversations', {
+      token: visitor.token,
+      body: { message: 'hi' },
+    });
+    expect(created.status, created.text).toBe(201);
+    // A listing reads an index: it may show the new conversation up to 2 s later.
+    const listed = await eventuallyIndexed(
+      () => call<SyncPage>('GET', '/api/conversations', { token: tenant.apiKey }),
+      (answer) => answer.body.data.length > 0,
+    );
     expect(listed.body.data[0]?.deletedAt).toBeNull();
     expect(listed.body).not.toHaveProperty('done');
   });

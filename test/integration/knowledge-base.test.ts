@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResponse, call, createTenant, platformToken, type Tenant } from '../helpers/api';
+import { eventuallyIndexed, sameIds } from '../helpers/indexed';
 
 /**
  * The knowledge base through the local gateway: locale resolution of collections and articles,
@@ -210,7 +211,11 @@ describe('locale resolution', () => {
       locale: 'en',
       fallbackUsed: true,
     });
-    const listed = await listArticles(`collectionId=${home.id}&locale=fr`);
+    // A listing by collection reads an index: it may show the new article up to 2 s later.
+    const listed = await eventuallyIndexed(
+      () => listArticles(`collectionId=${home.id}&locale=fr`),
+      (answer) => answer.body.data[0]?.id === created.id,
+    );
     expect(listed.body.data[0]).toMatchObject({
       id: created.id,
       title: 'Suivre votre commande',
@@ -392,8 +397,16 @@ describe('articleCount', () => {
       200,
     );
     expect(await countOf(b.id)).toBe(0);
-    // The list's totals come from the same counters: b still holds the draft.
-    const inB = await listArticles(`collectionId=${b.id}`);
+    // The list's totals come from the same counters: b still holds the draft (its page, read
+    // through an index, may show the moves up to 2 s later; the totals at once).
+    const inB = await eventuallyIndexed(
+      () => listArticles(`collectionId=${b.id}`),
+      (answer) =>
+        sameIds(
+          answer.body.data.map((entry) => entry.id),
+          [draft.id],
+        ),
+    );
     expect(inB.body.pagination.totalItems).toBe(1);
     expect(inB.body.data.map((entry) => entry.id)).toEqual([draft.id]);
   });
@@ -406,7 +419,10 @@ describe('articleCount', () => {
     );
     expect(published.map((result) => result.status)).toEqual(drafts.map(() => 200));
     expect(await countOf(home.id)).toBe(6);
-    const listed = await listArticles(`collectionId=${home.id}&status=published&limit=100`);
+    const listed = await eventuallyIndexed(
+      () => listArticles(`collectionId=${home.id}&status=published&limit=100`),
+      (answer) => answer.body.data.length === 6,
+    );
     expect(listed.body.pagination.totalItems).toBe(6);
     expect(listed.body.data).toHaveLength(6);
   });
@@ -492,7 +508,15 @@ describe('pagination', () => {
       created.push(await article(home.id, { status: i % 2 === 0 ? 'published' : 'draft' }));
     const newestFirst = created.map((entry) => entry.id).reverse();
 
-    const page = await listArticles(`collectionId=${home.id}&offset=2&limit=2`);
+    // Filtered pages read an index (up to 2 s behind the writes); the totals come from the counters.
+    const page = await eventuallyIndexed(
+      () => listArticles(`collectionId=${home.id}&offset=2&limit=2`),
+      (answer) =>
+        sameIds(
+          answer.body.data.map((entry) => entry.id),
+          newestFirst.slice(2, 4),
+        ),
+    );
     expect(page.status).toBe(200);
     expect(page.body.data.map((entry) => entry.id)).toEqual(newestFirst.slice(2, 4));
     expect(page.body.pagination).toEqual({
@@ -502,11 +526,25 @@ describe('pagination', () => {
       hasNextPage: true,
       hasPrevPage: true,
     });
-    const offsetThree = await listArticles(`collectionId=${home.id}&offset=3&limit=2`);
+    const offsetThree = await eventuallyIndexed(
+      () => listArticles(`collectionId=${home.id}&offset=3&limit=2`),
+      (answer) =>
+        sameIds(
+          answer.body.data.map((entry) => entry.id),
+          newestFirst.slice(3),
+        ),
+    );
     expect(offsetThree.body.pagination).toMatchObject({ page: 2, hasNextPage: false });
     expect(offsetThree.body.data.map((entry) => entry.id)).toEqual(newestFirst.slice(3));
 
-    const drafts = await listArticles(`collectionId=${home.id}&status=draft`);
+    const drafts = await eventuallyIndexed(
+      () => listArticles(`collectionId=${home.id}&status=draft`),
+      (answer) =>
+        sameIds(
+          answer.body.data.map((entry) => entry.id),
+          [created[3]?.id, created[1]?.id],
+        ),
+    );
     expect(drafts.body.data.map((entry) => entry.id)).toEqual([created[3]?.id, created[1]?.id]);
     expect(drafts.body.pagination.totalItems).toBe(2);
 
@@ -542,7 +580,14 @@ describe('pagination', () => {
     const all = await listArticles('limit=2', fresh.apiKey);
     expect(all.body.data.map((entry) => entry.id)).toEqual([third.id, second.id]);
     expect(all.body.pagination).toMatchObject({ totalItems: 3, hasNextPage: true });
-    const published = await listArticles('status=published', fresh.apiKey);
+    const published = await eventuallyIndexed(
+      () => listArticles('status=published', fresh.apiKey),
+      (answer) =>
+        sameIds(
+          answer.body.data.map((entry) => entry.id),
+          [third.id, first.id],
+        ),
+    );
     expect(published.body.data.map((entry) => entry.id)).toEqual([third.id, first.id]);
     expect(published.body.pagination.totalItems).toBe(2);
 

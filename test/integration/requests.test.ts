@@ -7,6 +7,7 @@ import {
   createVisitor,
   type Tenant,
 } from '../helpers/api';
+import { eventuallyIndexed, sameIds } from '../helpers/indexed';
 
 type ErrorBody = {
   error: { code: string; details?: Record<string, unknown>; fields?: Record<string, string> };
@@ -149,31 +150,51 @@ describe('listing conversations', () => {
       });
       ids.push(created.body.id);
     }
-    const seen: string[] = [];
-    let cursor: string | null = null;
-    do {
-      const query: string = cursor ? `?limit=2&cursor=${encodeURIComponent(cursor)}` : '?limit=2';
-      const page: ApiResponse<{ data: { id: string }[]; nextCursor: string | null }> = await call(
-        'GET',
-        `/api/conversations${query}`,
-        {
-          token: own.apiKey,
-        },
-      );
-      expect(page.status).toBe(200);
-      expect(page.body.data.length).toBeLessThanOrEqual(2);
-      seen.push(...page.body.data.map((c) => c.id));
-      cursor = page.body.nextCursor;
-    } while (cursor);
+    const pageThrough = async () => {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const query: string = cursor ? `?limit=2&cursor=${encodeURIComponent(cursor)}` : '?limit=2';
+        const page: ApiResponse<{ data: { id: string }[]; nextCursor: string | null }> = await call(
+          'GET',
+          `/api/conversations${query}`,
+          {
+            token: own.apiKey,
+          },
+        );
+        expect(page.status).toBe(200);
+        expect(page.body.data.length).toBeLessThanOrEqual(2);
+        seen.push(...page.body.data.map((c) => c.id));
+        cursor = page.body.nextCursor;
+      } while (cursor);
+      return seen;
+    };
+    // Listings read an index, which may show the new conversations up to 2 s later: the whole
+    // walk through the cursors is read again until it shows them.
+    const seen = await eventuallyIndexed(pageThrough, (found) => sameIds(found, [...ids].reverse()));
     expect(seen).toEqual([...ids].reverse());
 
-    const high = await call<{ data: { id: string }[] }>('GET', '/api/conversations?priority=high', {
-      token: own.apiKey,
-    });
+    const high = await eventuallyIndexed(
+      () =>
+        call<{ data: { id: string }[] }>('GET', '/api/conversations?priority=high', { token: own.apiKey }),
+      (answer) =>
+        sameIds(
+          answer.body.data.map((c) => c.id),
+          [ids[3], ids[1]],
+        ),
+    );
     expect(high.body.data.map((c) => c.id)).toEqual([ids[3], ids[1]]);
-    const vip = await call<{ data: { id: string }[] }>('GET', '/api/conversations?tag=vip&status=open', {
-      token: own.apiKey,
-    });
+    const vip = await eventuallyIndexed(
+      () =>
+        call<{ data: { id: string }[] }>('GET', '/api/conversations?tag=vip&status=open', {
+          token: own.apiKey,
+        }),
+      (answer) =>
+        sameIds(
+          answer.body.data.map((c) => c.id),
+          [ids[4]],
+        ),
+    );
     expect(vip.body.data.map((c) => c.id)).toEqual([ids[4]]);
     const closed = await call<{ data: unknown[] }>('GET', '/api/conversations?status=closed', {
       token: own.apiKey,
@@ -190,10 +211,13 @@ describe('listing conversations', () => {
     });
     expect(assigned.body.operatorId).toBe(own.operatorId);
     await call('POST', '/api/conversations', { token: own.apiKey, body: { visitorId: visitor } });
-    const mine = await call<{ data: { id: string }[] }>(
-      'GET',
-      `/api/conversations?operatorId=${own.operatorId}`,
-      { token: own.apiKey },
+    // The listing by operator reads an index: it may show the conversation up to 2 s later.
+    const mine = await eventuallyIndexed(
+      () =>
+        call<{ data: { id: string }[] }>('GET', `/api/conversations?operatorId=${own.operatorId}`, {
+          token: own.apiKey,
+        }),
+      (answer) => answer.body.data.length > 0,
     );
     expect(mine.body.data.map((c) => c.id)).toEqual([assigned.body.id]);
   });
@@ -212,9 +236,11 @@ describe('listing conversations', () => {
     const otherVisitor = (await createVisitor(other.widgetKey)).visitor.id;
     for (let i = 0; i < 2; i++)
       await call('POST', '/api/conversations', { token: other.apiKey, body: { visitorId: otherVisitor } });
-    const page = await call<{ nextCursor: string }>('GET', '/api/conversations?limit=1', {
-      token: other.apiKey,
-    });
+    // A cursor of a listing: its index may show the two conversations up to 2 s later.
+    const page = await eventuallyIndexed(
+      () => call<{ nextCursor: string }>('GET', '/api/conversations?limit=1', { token: other.apiKey }),
+      (answer) => Boolean(answer.body.nextCursor),
+    );
     expect(page.body.nextCursor).toBeTruthy();
     const foreign = await call(
       'GET',

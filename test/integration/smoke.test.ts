@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { call, createTenant, createVisitor } from '../helpers/api';
+import { eventuallyIndexed } from '../helpers/indexed';
 
 describe('service documents', () => {
   it('answers health with the version and a request id', async () => {
@@ -39,9 +40,11 @@ describe('conversations end to end', () => {
     );
     expect(read.status).toBe(200);
     expect(read.body.visitor.identifier).toBe('ada@example.com');
-    const listed = await call<{ data: { id: string }[] }>('GET', '/api/conversations', {
-      token: tenant.apiKey,
-    });
+    // The listing reads an index: it may show the new conversation up to 2 s later.
+    const listed = await eventuallyIndexed(
+      () => call<{ data: { id: string }[] }>('GET', '/api/conversations', { token: tenant.apiKey }),
+      (answer) => answer.body.data.length > 0,
+    );
     expect(listed.body.data.map((c) => c.id)).toEqual([created.body.id]);
   });
 });

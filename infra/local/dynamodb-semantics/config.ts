@@ -8,6 +8,13 @@ export interface SemanticsConfig {
   conflicts: boolean;
   /** `DYNAMODB_CONFLICT_HOLD_MS`: a TransactWriteItems stays in flight (and its answer waits) this much longer. */
   conflictHoldMs: number;
+  /**
+   * `DYNAMODB_TRANSACTION_MS`: how long AWS holds the items of a write it is running, at most. DynamoDB
+   * Local runs every request of the machine one after another, so its time in flight includes waiting
+   * behind all of them, which AWS's lock does not: a write holds its items while in flight, at most
+   * this long after it arrived (0: the whole time in flight).
+   */
+  transactionMs: number;
   /** `DYNAMODB_INDEX_LAG_MS`: an index Query/Scan does not see an item written less than this ago (0: off). */
   indexLagMs: number;
   /** `DYNAMODB_PARTITION_LIMITS`: per partition 1,000 WCU/s and 3,000 RCU/s, table and each index. */
@@ -21,6 +28,7 @@ export interface SemanticsConfig {
 export const DEFAULT_SEMANTICS: Readonly<SemanticsConfig> = {
   conflicts: true,
   conflictHoldMs: 0,
+  transactionMs: 25,
   indexLagMs: 300,
   partitionLimits: true,
   partitionDivisor: 1,
@@ -60,6 +68,7 @@ export function readSemanticsConfig(env: Env = process.env): SemanticsConfig {
   return {
     conflicts: flag(env, 'DYNAMODB_CONFLICTS', DEFAULT_SEMANTICS.conflicts),
     conflictHoldMs: number(env, 'DYNAMODB_CONFLICT_HOLD_MS', DEFAULT_SEMANTICS.conflictHoldMs, 0),
+    transactionMs: number(env, 'DYNAMODB_TRANSACTION_MS', DEFAULT_SEMANTICS.transactionMs, 0),
     indexLagMs: number(env, 'DYNAMODB_INDEX_LAG_MS', DEFAULT_SEMANTICS.indexLagMs, 0),
     partitionLimits: flag(env, 'DYNAMODB_PARTITION_LIMITS', DEFAULT_SEMANTICS.partitionLimits),
     partitionDivisor: number(env, 'DYNAMODB_PARTITION_DIVISOR', DEFAULT_SEMANTICS.partitionDivisor, 1e-9),
@@ -71,7 +80,9 @@ export function readSemanticsConfig(env: Env = process.env): SemanticsConfig {
 export function describeSemantics(config: SemanticsConfig): string {
   const parts: string[] = [];
   if (config.conflicts)
-    parts.push(`transaction conflicts${config.conflictHoldMs ? ` (+${config.conflictHoldMs} ms hold)` : ''}`);
+    parts.push(
+      `transaction conflicts (items held ${config.transactionMs ? `≤ ${config.transactionMs} ms` : 'while in flight'}${config.conflictHoldMs ? ` +${config.conflictHoldMs} ms` : ''})`,
+    );
   if (config.indexLagMs > 0) parts.push(`index lag ${config.indexLagMs} ms`);
   if (config.partitionLimits)
     parts.push(`partition limits${config.partitionDivisor !== 1 ? ` ÷${config.partitionDivisor}` : ''}`);

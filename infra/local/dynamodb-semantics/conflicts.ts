@@ -27,20 +27,26 @@ export class ConflictTracker {
     return this.transactions.has(key) || this.writes.has(key);
   }
 
-  /** Holds the items until the returned function is called (once). */
-  hold(kind: 'transaction' | 'write', keys: readonly string[]): () => void {
+  /**
+   * Holds the items until the returned function is called (once), or for at most `maxMs` (0: no
+   * limit): AWS's lock lasts the write's own run, not DynamoDB Local's queue (`transactionMs`).
+   */
+  hold(kind: 'transaction' | 'write', keys: readonly string[], maxMs = 0): () => void {
     const map = kind === 'transaction' ? this.transactions : this.writes;
     for (const key of keys) map.set(key, (map.get(key) ?? 0) + 1);
     let released = false;
-    return () => {
+    const release = () => {
       if (released) return;
       released = true;
+      clearTimeout(timer);
       for (const key of keys) {
         const count = (map.get(key) ?? 1) - 1;
         if (count <= 0) map.delete(key);
         else map.set(key, count);
       }
     };
+    const timer = maxMs > 0 ? setTimeout(release, maxMs) : undefined;
+    return release;
   }
 
   /** A TransactWriteItems with this token is in flight (AWS: TransactionInProgressException). */

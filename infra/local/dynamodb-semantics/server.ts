@@ -384,7 +384,7 @@ export async function startDynamoDbSemantics(options: SemanticsOptions): Promise
     const touched = throughput ? writePartitions(schema, kind, input) : [];
     const refused = refusing(touched, 'write', 1, Date.now());
     if (refused) return throttled(call, schema, refused, 'write');
-    const release = conflicts?.hold('write', [key]);
+    const release = conflicts?.hold('write', [key], config.transactionMs);
     let answer: Upstream;
     try {
       answer = await forward(call.req, throughput ? askIndexes(call.body, input) : call.body);
@@ -636,6 +636,7 @@ export async function startDynamoDbSemantics(options: SemanticsOptions): Promise
     const release = conflicts?.hold(
       'write',
       written.map((each) => each.key),
+      config.transactionMs,
     );
     let answer: Upstream;
     try {
@@ -732,7 +733,12 @@ export async function startDynamoDbSemantics(options: SemanticsOptions): Promise
       counters.throttles += 1;
       return fail(call.res, transactionCanceled(reasons));
     }
-    const release = conflicts?.hold('transaction', keys);
+    // The extra hold widens the window on purpose: the cap to AWS's run time is off then.
+    const release = conflicts?.hold(
+      'transaction',
+      keys,
+      config.conflictHoldMs > 0 ? 0 : config.transactionMs,
+    );
     const releaseToken = token ? conflicts?.holdToken(token) : undefined;
     let answer: Upstream;
     try {
