@@ -55,6 +55,9 @@ import {
 } from './keys';
 import { PartitionThroughput, queryPartitionValue, updateAssignments } from './throughput';
 
+/** Further reads of a Query page cut short by items an index does not show yet. */
+const MAX_REFILLS = 10;
+
 export interface SemanticsStats {
   /** Requests the layer received. */
   requests: number;
@@ -453,6 +456,35 @@ export async function startDynamoDbSemantics(options: SemanticsOptions): Promise
       if (lag) counters.hiddenByIndexLag += dropped;
       else counters.hiddenByStaleReads += dropped;
       removeAdded(kept, added);
+      // AWS's Limit counts the items the index shows: a page cut short by hidden items reads on from
+      // where DynamoDB Local stopped until it holds Limit items or the Query ends.
+      let refills = 0;
+      while (
+        !countOnly &&
+        dropped &&
+        typeof input.Limit === 'number' &&
+        kept.length < input.Limit &&
+        parsed.LastEvaluatedKey &&
+        refills++ < MAX_REFILLS
+      ) {
+        const more: Input = {
+          ...(changed ?? input),
+          Limit: input.Limit - kept.length,
+          ExclusiveStartKey: parsed.LastEvaluatedKey,
+        };
+        delete more.ReturnConsumedCapacity;
+        const next = await forward(call.req, json(more));
+        if (next.status !== 200) break;
+        const page = JSON.parse(next.body.toString('utf8')) as Record<string, unknown>;
+        const found = dropRecent(recent, schema, (page.Items ?? []) as Item[], window, Date.now());
+        if (lag) counters.hiddenByIndexLag += found.dropped;
+        else counters.hiddenByStaleReads += found.dropped;
+        removeAdded(found.kept, added);
+        kept.push(...found.kept);
+        parsed.ScannedCount = Number(parsed.ScannedCount ?? 0) + Number(page.ScannedCount ?? 0);
+        if (page.LastEvaluatedKey) parsed.LastEvaluatedKey = page.LastEvaluatedKey;
+        else delete parsed.LastEvaluatedKey;
+      }
       if (countOnly) {
         delete parsed.Items;
         parsed.Count = kept.length;
