@@ -2,6 +2,7 @@ import { ConditionalCheckFailedException, TransactionConflictException } from '@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { type StoredConversation, withMessage } from '../conversations/state';
+import { NotFoundError } from '../errors';
 import type { Message } from '../schemas/message';
 import { db, tableName } from './client';
 import {
@@ -16,7 +17,7 @@ import { incrementWrites } from './increments';
 import { keys } from './keys';
 import { putMessage } from './messages';
 import { stats } from './stats';
-import { backoff, ConcurrentChangeError, RetryBudget, transact, type Write } from './transaction';
+import { backoff, RetryBudget, retryTransient, transact, type Write } from './transaction';
 
 /**
  * The append protocol: how a message post changes its conversation without racing other posts.
@@ -25,23 +26,31 @@ import { backoff, ConcurrentChangeError, RetryBudget, transact, type Write } fro
  * two writers that read the same `rev` cannot both commit. Posts do not work that way, because a busy
  * conversation takes many at once and they would keep cancelling each other. A post instead:
  *
- * 1. **Counts by ADD, without `rev`.** One transaction holds the message, its `message.created`
- *    event, the day counters and the conversation's append Update (`appendWrite`): `messageCount`
- *    and `unreadCount` go up by ADD, the unread flag is set, and the first visitor message's time is
- *    set with `if_not_exists`. The Update's only condition is that the conversation is live, so
- *    concurrent posts commute and a post never reads-modifies-writes what another post moves. `rev`
- *    and `version` stay: a message is not a change an `If-Match` writer must have seen. A state
- *    writer that sets one of these fields conditions itself on `messageCount` and `lastMessageAt`
- *    instead (`APPEND_FIELDS` in conversation-item.ts), so it never overwrites a post's count.
- * 2. **Moves the last message forward only, folded or after the commit.** The preview,
- *    `lastMessageAt`, `updatedAt` and the recency keys move in that same Update, on the condition that
- *    nothing newer is there and the operator is the one read (`lastMessageMove`). When that condition
- *    fails nothing committed (`MoveNotApplied`): the post tries again without the move and, once it
- *    committed, makes one strong read and, only when that shows no newer message, the conditional
- *    UpdateItem (`moveLastMessage`). A crash in between leaves the previous preview until the next
- *    message moves it.
+ * 1. **Commits the message without the conversation.** One transaction holds the message, its
+ *    `message.created` event, its checks (the reply-to message, the uploads it claims) and the day
+ *    counters: new items and sharded counters, never the conversation item. In AWS two transactions
+ *    on one item at once cancel one of them, so a conversation item in every post's transaction
+ *    made a busy conversation a single lane that 50 concurrent posts could not pass within 2 s.
+ * 2. **Counts by ADD, without `rev`, in one UpdateItem** (`countWrite`) after the commit:
+ *    `messageCount` and `unreadCount` go up by ADD, the unread flag is set, and the first visitor
+ *    message's time is set with `if_not_exists`. Single writes of one item never cancel each other
+ *    (DynamoDB runs them one after another), so concurrent posts commute; only a transaction on the
+ *    item at that moment (a PATCH) refuses it, and the post tries again within its budget. Its only
+ *    condition is that the conversation is live: one deleted meanwhile answers 404, and the message
+ *    committed in step 1 goes with the conversation's purge. `rev` and `version` stay: a message is
+ *    not a change an `If-Match` writer must have seen. A state writer that sets one of these fields
+ *    conditions itself on `messageCount` and `lastMessageAt` instead (`APPEND_FIELDS` in
+ *    conversation-item.ts), so it never overwrites a post's count. A crash between the two steps
+ *    leaves the message uncounted, and an answer DynamoDB lost and the SDK sent again could count it
+ *    twice: the price of a busy conversation taking every post, both rare and named here.
+ * 2b. **Moves the last message forward only, folded or after.** The preview, `lastMessageAt`,
+ *    `updatedAt` and the recency keys move in that same UpdateItem, on the condition that nothing
+ *    newer is there and the operator is the one read (`lastMessageMove`). When that condition fails
+ *    nothing was written: the count goes again without the move, and then, only when the item it
+ *    returns shows no newer message, the conditional UpdateItem of the move (`moveLastMessage`).
+ *    A crash in between leaves the previous preview until the next message moves it.
  * 3. **Claims the first response.** An operator message that would be the first response writes its
- *    claim with `if_not_exists` in the same Update: the first to commit wins, no one is cancelled.
+ *    claim with `if_not_exists` in the same UpdateItem: the first to count wins, no one is cancelled.
  *    After the commit the winner (or any later post, when the winner crashed) records
  *    `firstResponseTimeMs` and its day counters once (conversation-first-response.ts).
  */
@@ -80,30 +89,19 @@ function lastMessageMove(seen: StoredConversation, message: Message) {
 }
 
 /**
- * A post's transaction that carried the last-message move was cancelled by its conversation action:
- * with the item as it stood then (undefined if DynamoDB did not hand it back).
- */
-class MoveNotApplied extends Error {
-  constructor(readonly item: Record<string, unknown> | undefined) {
-    super('The last message could not move');
-  }
-}
-
-/**
- * What a message post changes on the conversation, in its transaction: the counts go up by ADD, an
+ * What a message post changes on the conversation, in one UpdateItem: the counts go up by ADD, an
  * unread visitor message sets the unread flag, and the first visitor message sets its time if none
- * is set yet (`if_not_exists`: the first to commit wins) — all condition-free but for the
- * conversation being live, so concurrent posts commute and never cancel each other here. A
- * conversation stored with an explicit null there (before this was so) is conditioned on it
- * instead. With `move`, the last message moves too, on its condition (`lastMessageMove`): a
- * cancelled transaction is then `MoveNotApplied`, and the post tries again without it.
+ * is set yet (`if_not_exists`: the first to count wins) — all condition-free but for the
+ * conversation being live, so concurrent posts commute. A conversation stored with an explicit null
+ * there (before this was so) is conditioned on it instead. With `move`, the last message moves too,
+ * on its condition (`lastMessageMove`).
  */
-function appendWrite(
+function countWrite(
   current: StoredConversation,
   legacyNullFirstVisitor: boolean,
   message: Message,
   move: boolean,
-): Write {
+) {
   const values: Record<string, unknown> = { ':one': 1, ':null': null };
   const add = ['messageCount :one'];
   const set: string[] = [];
@@ -134,18 +132,49 @@ function appendWrite(
     condition += ` AND ${moved.condition}`;
   }
   return {
-    action: {
-      Update: {
-        TableName: tableName,
-        Key: keys.conversation(current.organizationId, current.id),
-        UpdateExpression: `${set.length ? `SET ${set.join(', ')} ` : ''}ADD ${add.join(', ')}`,
-        ConditionExpression: condition,
-        ExpressionAttributeValues: values,
-        ...(move ? { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const } : {}),
-      },
-    },
-    ...(move ? { onConditionFailed: (item) => new MoveNotApplied(item) } : {}),
+    TableName: tableName,
+    Key: keys.conversation(current.organizationId, current.id),
+    UpdateExpression: `${set.length ? `SET ${set.join(', ')} ` : ''}ADD ${add.join(', ')}`,
+    ConditionExpression: condition,
+    ExpressionAttributeValues: values,
+    ReturnValues: 'ALL_NEW' as const,
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
   };
+}
+
+/**
+ * Step 2 of the protocol: the conversation counts the committed message, with the move folded in
+ * while nothing newer is there. A failed condition wrote nothing: a deleted conversation is 404;
+ * otherwise (a newer message, another operator, a first visitor time set meanwhile) the count goes
+ * again from the item as it stood, without the move. A transaction holding the item (a PATCH)
+ * refuses it for a moment: again, within the request's budget. Returns the item after the count
+ * and whether the last message moved with it.
+ */
+async function countMessage(
+  item: Record<string, unknown>,
+  message: Message,
+  budget: RetryBudget,
+): Promise<{ after: Record<string, unknown>; moved: boolean }> {
+  let seen = item;
+  let move = !newerThere(item, message);
+  for (let attempt = 1; ; attempt++) {
+    const current = storedConversationOf(seen);
+    try {
+      const { Attributes } = await retryTransient(
+        () =>
+          db.send(new UpdateCommand(countWrite(current, seen.firstVisitorMessageAt === null, message, move))),
+        budget,
+      );
+      return { after: Attributes ?? seen, moved: move };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const old = error.Item ? unmarshall(error.Item) : undefined;
+      if (!old || old.deletedAt) throw new NotFoundError('Conversation not found');
+      if (!move && attempt > 3) throw error;
+      seen = old;
+      move = false;
+    }
+  }
 }
 
 /** A newer message than `message` is already the last one of `item` (ties broken by id). */
@@ -168,8 +197,9 @@ async function moveLastMessage(
   orgId: string,
   conversationId: string,
   message: Message,
+  known?: Record<string, unknown>,
 ): Promise<Record<string, unknown> | undefined> {
-  let item = await liveItem(orgId, conversationId);
+  let item = known ?? (await liveItem(orgId, conversationId));
   for (let attempt = 1; attempt <= 5 && item && !newerThere(item, message); attempt++) {
     const seen = storedConversationOf(item);
     const { set, values, condition } = lastMessageMove(seen, message);
@@ -211,69 +241,46 @@ export interface AppendChange<T> {
 
 /**
  * A message post (see the protocol above): read, then one transaction of the message, its event,
- * the append Update and the day counters; the last message moves in it or after it, and a possible
- * first response is recorded after it. Only two transactions on the same item at once (AWS cancels
- * one) wait and try again, within the request's retry budget.
+ * its checks and the day counters; then the conversation counts it in one UpdateItem, the last
+ * message moving with it or after it; a possible first response is recorded last. Transactions and
+ * the count that AWS refuses for a passing reason go again within the request's retry budget.
  */
 export async function appendMessage<T>(
   orgId: string,
   conversationId: string,
   build: (current: StoredConversation) => AppendChange<T>,
-  options: { check?: (conversation: StoredConversation) => void } = {},
+  options: {
+    check?: (conversation: StoredConversation) => void;
+    /** Reads that must hold before the post, once the conversation is known to be the caller's. */
+    verify?: () => Promise<void>;
+  } = {},
 ): Promise<T> {
   const budget = new RetryBudget();
-  let change: (AppendChange<T> & { items: Write[] }) | undefined;
-  let foldMove = true;
-  // The item handed back by a transaction whose move lost: the next attempt starts from it.
-  let known: Record<string, unknown> | undefined;
-  for (let attempt = 1; ; attempt++) {
-    // The raw item: a first visitor time stored as an explicit null (older items) is written differently.
-    const item = known && !known.deletedAt ? known : await mustBeLive(orgId, conversationId);
-    known = undefined;
-    const current = storedConversationOf(item);
-    options.check?.(current);
-    // Built once: a retry keeps the message's id, time and event, so exactly one of each commits.
-    if (!change) {
-      const built = build(current);
-      change = { ...built, items: [...putMessage(built.message), ...(built.writes ?? [])] };
-    }
-    const { message, items, result } = change;
-    // A newer message already there (a retry after losing the move): nothing to move, ever.
-    const stale = newerThere(item, message);
-    const move = foldMove && !stale;
-    // The first response is recorded after the commit: here the message counts only as a message.
-    const counted = { ...withMessage(current, message), firstResponseTimeMs: current.firstResponseTimeMs };
-    try {
-      await transact(
-        [
-          appendWrite(current, item.firstVisitorMessageAt === null, message, move),
-          ...items,
-          ...incrementWrites(stats.messagePosted(current, counted, message)),
-        ],
-        { budget },
-      );
-    } catch (error) {
-      if (error instanceof MoveNotApplied) {
-        // Something moved meanwhile (a newer message, the operator) or the conversation went:
-        // nothing committed; the next attempt, from the item as it stood, goes without the move.
-        foldMove = false;
-        known = error.item;
-        continue;
-      }
-      if (!(error instanceof ConcurrentChangeError) || !(await budget.pause(attempt))) throw error;
-      continue;
-    }
-    const after = move || stale ? undefined : await moveLastMessage(orgId, conversationId, message);
-    // Only an operator message can record a first response: its own claim, or an abandoned one.
-    // A live claim of another message already read is never this post's to record.
-    if (
-      message.senderType === 'operator' &&
-      current.firstResponseTimeMs === null &&
-      !claimedByAnother(item, message)
-    ) {
-      const latest = after ?? (await liveItem(orgId, conversationId));
-      if (latest) await recordFirstResponse(latest, message);
-    }
-    return result;
+  // The raw item: a first visitor time stored as an explicit null (older items) is written differently.
+  const item = await mustBeLive(orgId, conversationId);
+  const current = storedConversationOf(item);
+  options.check?.(current);
+  await options.verify?.();
+  const { message, writes = [], result } = build(current);
+  // The first response is recorded after the commit: here the message counts only as a message.
+  const counted = { ...withMessage(current, message), firstResponseTimeMs: current.firstResponseTimeMs };
+  await transact(
+    [...putMessage(message), ...writes, ...incrementWrites(stats.messagePosted(current, counted, message))],
+    { budget },
+  );
+  const { after, moved } = await countMessage(item, message, budget);
+  const latest =
+    moved || newerThere(after, message)
+      ? after
+      : await moveLastMessage(orgId, conversationId, message, after);
+  // Only an operator message can record a first response: its own claim, or an abandoned one.
+  // A live claim of another message already read is never this post's to record.
+  if (
+    message.senderType === 'operator' &&
+    current.firstResponseTimeMs === null &&
+    !claimedByAnother(item, message)
+  ) {
+    if (latest) await recordFirstResponse(latest, message);
   }
+  return result;
 }

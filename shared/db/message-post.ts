@@ -40,7 +40,6 @@ export const messagePosts = {
         const message = draft(current);
         const writes = [
           ...replyToCheck(orgId, message),
-          ...operatorChecks(orgId, facts),
           ...uploads.claimWrites(
             orgId,
             message.attachments.map((attachment) => attachment.id),
@@ -50,7 +49,7 @@ export const messagePosts = {
         ];
         return { message, writes, result: message };
       },
-      facts.check ? { check: facts.check } : {},
+      { ...(facts.check ? { check: facts.check } : {}), verify: () => mustBeOperators(orgId, facts) },
     );
   },
 };
@@ -65,23 +64,24 @@ function replyToCheck(orgId: string, message: Message): Write[] {
 }
 
 /**
- * One condition per distinct operator (DynamoDB refuses two actions on one item), reported under
- * the first field that named it: the sender an API key names, then the mentions in request order.
+ * The operators the request names must exist (422 under the first field that named each: the sender
+ * an API key names, then the mentions in request order): read before the post, not a condition of
+ * its transaction (`operators.missing`).
  */
-function operatorChecks(orgId: string, facts: PostFacts): Write[] {
+async function mustBeOperators(orgId: string, facts: PostFacts): Promise<void> {
   const fields = new Map<string, string>();
   if (facts.namedSenderId) fields.set(facts.namedSenderId, 'operatorId');
   (facts.mentioned ?? []).forEach((operatorId, i) => {
     if (!fields.has(operatorId)) fields.set(operatorId, `mentions.${i}`);
   });
-  return [...fields].map(([operatorId, field]) =>
-    operators.existsCheck(orgId, operatorId, () =>
-      ValidationError.field(
-        field,
-        field === 'operatorId'
-          ? 'No such operator in this organization'
-          : 'Mentions must be operators of this organization',
-      ),
-    ),
-  );
+  const missing = await operators.missing(orgId, [...fields.keys()]);
+  for (const [operatorId, field] of fields) {
+    if (!missing.has(operatorId)) continue;
+    throw ValidationError.field(
+      field,
+      field === 'operatorId'
+        ? 'No such operator in this organization'
+        : 'Mentions must be operators of this organization',
+    );
+  }
 }

@@ -4,6 +4,7 @@ import { clock } from '../clock';
 import { uuidv7, uuidv7Ms } from '../ids';
 import type { Operator } from '../schemas/organization';
 import { operatorProjection } from '../schemas/projections';
+import { batchGet } from './batch';
 import { db, tableName } from './client';
 import { INDEX_LAG_MS } from './index-lag';
 import { keys } from './keys';
@@ -123,6 +124,23 @@ export const operators = {
       new GetCommand({ TableName: tableName, Key: keys.operator(orgId, operatorId), ConsistentRead: true }),
     );
     return Item ? toOperator(Item) : undefined;
+  },
+
+  /**
+   * The ids of `operatorIds` that are no operator of the organization: one strongly consistent
+   * BatchGetItem of their keys. Operators are never deleted, so what this finds still exists when
+   * the caller writes: no condition on the operator's item in the caller's transaction, where every
+   * message of one bot operator would otherwise queue on that one item.
+   */
+  async missing(orgId: string, operatorIds: readonly string[]): Promise<Set<string>> {
+    const wanted = [...new Set(operatorIds)];
+    if (wanted.length === 0) return new Set();
+    const found = await batchGet(
+      wanted.map((id) => keys.operator(orgId, id)),
+      { consistent: true, projection: ['id'] },
+    );
+    const present = new Set(found.map((item) => String(item.id)));
+    return new Set(wanted.filter((id) => !present.has(id)));
   },
 
   /** A transaction condition that the operator exists in the organization, failing with `error` otherwise. */

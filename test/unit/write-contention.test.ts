@@ -67,8 +67,8 @@ describe('a write that keeps losing to concurrent writers', () => {
     const attempts = ddb.commandCalls(TransactWriteCommand).length;
     expect(attempts).toBeGreaterThan(3);
     // A conflict cancels nothing that was read: the same transaction is sent again (its conditions
-    // are checked anew), each send with a request token of its own, from one strong read.
-    expect(ddb.commandCalls(GetCommand).length).toBe(1);
+    // are checked anew), each send with a request token of its own, not read again each time.
+    expect(ddb.commandCalls(GetCommand).length).toBeLessThan(attempts / 2);
     const tokens = ddb
       .commandCalls(TransactWriteCommand)
       .map((call) => call.args[0].input.ClientRequestToken);
