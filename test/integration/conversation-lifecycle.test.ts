@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResponse, call, createTenant, createVisitor, type Tenant } from '../helpers/api';
 import { useInProcessStack } from '../helpers/in-process-stack';
+import { eventuallyIndexed } from '../helpers/indexed';
 
 const time = useInProcessStack();
 
@@ -181,9 +182,14 @@ describe('snooze and follow-up', () => {
       body: { until, reason: 'Waiting for the courier' },
     });
     expect(snoozed.body).toMatchObject({ status: 'snoozed', snoozedUntil: until, version: 2 });
-    const listed = await call<{ data: { id: string }[] }>('GET', '/api/conversations?status=snoozed', {
-      token: tenant.apiKey,
-    });
+    // The status listing reads an index, which may show the snooze a moment later.
+    const listed = await eventuallyIndexed(
+      () =>
+        call<{ data: { id: string }[] }>('GET', '/api/conversations?status=snoozed', {
+          token: tenant.apiKey,
+        }),
+      (answer) => answer.body.data.some((conversation) => conversation.id === created.id),
+    );
     expect(listed.body.data.map((conversation) => conversation.id)).toContain(created.id);
     const woken = await call<Conversation>('DELETE', path, { token: tenant.apiKey });
     expect(woken.body).toMatchObject({ status: 'open', snoozedUntil: null, version: 3 });

@@ -14,6 +14,7 @@ import {
   verifyWebhook,
 } from '../../clients/typescript/src/index';
 import { createTenant, createVisitor, type Tenant } from '../helpers/api';
+import { eventually } from '../helpers/eventually';
 
 /**
  * The typed client (`clients/typescript`) against the local stack, as an integrator uses it, and the
@@ -318,10 +319,17 @@ describe('the examples', () => {
     const api = createServiceClient({ baseUrl: inject('baseUrl'), apiKey: own.apiKey });
     const start = () =>
       api.POST('/api/conversations', { body: { visitorId: ownVisitor.visitor.id, message: 'Hi' } });
+    /** Until the feed serves `count` conversation.created events (it serves an event once settled). */
+    const served = (count: number) =>
+      eventually(
+        async () =>
+          (await api.GET('/api/events', { params: { query: { types: 'conversation.created' } } })).data,
+        (page) => (page?.data.length ?? 0) >= count,
+        { timeoutMs: 10_000, intervalMs: 200 },
+      );
     await start();
     await start();
-    // The feed shows an event about a second after its commit.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await served(2);
     const file = join(scratch, 'events.ndjson');
     const env = { BASE_URL: inject('baseUrl'), API_KEY: own.apiKey };
     const first = await runExample('mirror-events.ts', [file], env).finished;
@@ -335,7 +343,7 @@ describe('the examples', () => {
     expect(once.filter((event) => event.type === 'conversation.created')).toHaveLength(2);
 
     await start();
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await served(3);
     const second = await runExample('mirror-events.ts', [file], env).finished;
     expect(second.code, `${second.stdout}${second.stderr}`).toBe(0);
     const twice = await lines();

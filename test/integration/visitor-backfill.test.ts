@@ -5,6 +5,7 @@ import { keys } from '../../shared/db/keys';
 import { SYNC_SETTLE_MS } from '../../shared/db/sync';
 import { call, createTenant, createVisitor, type Tenant } from '../helpers/api';
 import { useInProcessStack } from '../helpers/in-process-stack';
+import { eventuallyIndexed } from '../helpers/indexed';
 
 /**
  * `npm run visitors:backfill` (shared/db/visitor-backfill.ts): a visitor written before the contacts
@@ -66,14 +67,25 @@ describe('the visitor key backfill', () => {
     const first = await backfillVisitorKeys();
     expect(first.updated).toBeGreaterThanOrEqual(1);
 
-    expect((await listed('limit=100')).map((found) => found.id)).toContain(visitor.id);
-    const byEmail = await listed(`email=${encodeURIComponent(email)}`);
+    // The listings read indexes, which show the backfilled keys a moment later.
+    const all = await eventuallyIndexed(
+      () => listed('limit=100'),
+      (found) => found.some((each) => each.id === visitor.id),
+    );
+    expect(all.map((found) => found.id)).toContain(visitor.id);
+    const byEmail = await eventuallyIndexed(
+      () => listed(`email=${encodeURIComponent(email)}`),
+      (found) => found.length > 0,
+    );
     expect(byEmail.map((found) => found.id)).toEqual([visitor.id]);
     // With no updatedAt of its own, the visitor changed when it was last seen.
     expect(byEmail[0]?.updatedAt).toBe(byEmail[0]?.lastSeenAt);
     // A sync serves a change once it has settled (SYNC_SETTLE_MS): let that pass rather than race it.
     stackClock.advance(SYNC_SETTLE_MS);
-    const synced = await listed(`updatedSince=${encodeURIComponent(byEmail[0]?.lastSeenAt ?? '')}&limit=100`);
+    const synced = await eventuallyIndexed(
+      () => listed(`updatedSince=${encodeURIComponent(byEmail[0]?.lastSeenAt ?? '')}&limit=100`),
+      (found) => found.some((each) => each.id === visitor.id),
+    );
     expect(synced.map((found) => found.id)).toContain(visitor.id);
 
     // Run again: what has its keys is left alone.
