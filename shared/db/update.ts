@@ -25,17 +25,7 @@ export async function updateExisting(
   if (alongside.length > 0) return updateWith(key, fields, alongside);
   try {
     const { Attributes } = await retryTransient(() =>
-      db.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: key,
-          UpdateExpression: `SET ${fields.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
-          ExpressionAttributeNames: Object.fromEntries(fields.map(([name], i) => [`#f${i}`, name])),
-          ExpressionAttributeValues: Object.fromEntries(fields.map(([, value], i) => [`:v${i}`, value])),
-          ConditionExpression: 'attribute_exists(pk)',
-          ReturnValues: 'ALL_NEW',
-        }),
-      ),
+      db.send(new UpdateCommand({ ...setOnExisting(key, fields), ReturnValues: 'ALL_NEW' })),
     );
     return Attributes;
   } catch (error) {
@@ -53,21 +43,21 @@ async function updateWith(
   fields: [string, unknown][],
   alongside: readonly TransactItem[],
 ): Promise<Record<string, unknown> | undefined> {
-  const failed = await transactUnlessConditionFails([
-    {
-      Update: {
-        TableName: tableName,
-        Key: key,
-        UpdateExpression: `SET ${fields.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
-        ExpressionAttributeNames: Object.fromEntries(fields.map(([name], i) => [`#f${i}`, name])),
-        ExpressionAttributeValues: Object.fromEntries(fields.map(([, value], i) => [`:v${i}`, value])),
-        ConditionExpression: 'attribute_exists(pk)',
-      },
-    },
-    ...alongside,
-  ]);
+  const failed = await transactUnlessConditionFails([{ Update: setOnExisting(key, fields) }, ...alongside]);
   if (failed === 0) return undefined;
   if (failed !== undefined) throw new ConcurrentChangeError();
   const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
   return Item;
+}
+
+/** The Update that sets `fields` on the item at `key`, which must exist. */
+function setOnExisting(key: Key, fields: readonly [string, unknown][]) {
+  return {
+    TableName: tableName,
+    Key: key,
+    UpdateExpression: `SET ${fields.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
+    ExpressionAttributeNames: Object.fromEntries(fields.map(([name], i) => [`#f${i}`, name])),
+    ExpressionAttributeValues: Object.fromEntries(fields.map(([, value], i) => [`:v${i}`, value])),
+    ConditionExpression: 'attribute_exists(pk)',
+  };
 }
