@@ -65,14 +65,16 @@ interface PresentedCredential {
 function presentedCredential(headers: Readonly<Record<string, string>>): PresentedCredential | undefined {
   const authorization = headers.authorization;
   const apiKey = headers['x-api-key'];
-  if (authorization !== undefined && apiKey !== undefined) {
-    throw new UnauthorizedError(
-      'Send the API key in exactly one header: Authorization or X-API-Key, not both',
-    );
-  }
   if (authorization !== undefined) {
     const match = BEARER.exec(authorization);
     if (!match?.[1]) throw new UnauthorizedError('Authorization must be "Bearer <token>"');
+    // Generated SDKs fill every security scheme an operation lists, so the same key may come in both
+    // headers: that is one credential. Two different ones stay refused.
+    if (apiKey !== undefined && apiKey.trim() !== match[1]) {
+      throw new UnauthorizedError(
+        'Authorization and X-API-Key carry different credentials: send one API key, in either header or both',
+      );
+    }
     return { token: match[1], via: 'authorization' };
   }
   if (apiKey !== undefined) {

@@ -605,13 +605,14 @@ export function buildOpenApi(
           type: 'http',
           scheme: 'bearer',
           description:
-            'Organization API key `svc_sk_…` in `Authorization: Bearer` (or `X-API-Key`, never both)',
+            'Organization API key `svc_sk_…` in `Authorization: Bearer` (or `X-API-Key`; both headers may carry the same key, two different keys are 401)',
         },
         apiKeyHeader: {
           type: 'apiKey',
           in: 'header',
           name: 'X-API-Key',
-          description: 'Organization API key `svc_sk_…` (or `Authorization: Bearer`, never both)',
+          description:
+            'Organization API key `svc_sk_…` (or `Authorization: Bearer`; both headers may carry the same key, two different keys are 401)',
         },
         operatorSession: { type: 'http', scheme: 'bearer', description: 'Operator session `svc_os_…`' },
         visitorToken: { type: 'http', scheme: 'bearer', description: 'Visitor token `svc_vt_…`' },

@@ -47,11 +47,22 @@ describe('API keys', () => {
       401,
       'UNAUTHORIZED',
     );
+    // Two different credentials at once: which one would act is not for the service to guess.
+    const other = await createApiKey(tenant.orgId, []);
     expectError(
-      await call('GET', '/api/me', { token: tenant.apiKey, headers: { 'X-API-Key': tenant.apiKey } }),
+      await call('GET', '/api/me', { token: tenant.apiKey, headers: { 'X-API-Key': other.key } }),
       401,
       'UNAUTHORIZED',
     );
+  });
+
+  it('accept the same key in both headers, as SDKs that fill every security scheme send it', async () => {
+    const both = await call('GET', '/api/me', {
+      token: tenant.apiKey,
+      headers: { 'X-API-Key': tenant.apiKey },
+    });
+    expect(both.status).toBe(200);
+    expect(both.body).toEqual((await call('GET', '/api/me', { token: tenant.apiKey })).body);
   });
 
   it('stop working once revoked, and revoking twice is 404', async () => {
