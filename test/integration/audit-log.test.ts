@@ -162,6 +162,41 @@ describe('GET /api/audit-events', () => {
     expect(lifecycle).toEqual(expect.arrayContaining(['impersonation.started', 'impersonation.stopped']));
   });
 
+  it('marks a note deleted under impersonation with impersonatedBy', async () => {
+    const visitor = await createVisitor(tenant.widgetKey);
+    const conversation = await call<{ id: string }>('POST', '/api/conversations', {
+      token: visitor.token,
+      body: { message: 'Hello' },
+    });
+    expect(conversation.status, conversation.text).toBe(201);
+    const started = await call('POST', `/api/admin/users/${tenant.adminOperatorId}/impersonate`, {
+      token: platformToken(),
+    });
+    expect(started.status, started.text).toBe(200);
+    const cookie = (started.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const session = cookie.split('=')[1] ?? '';
+    const notes = `/api/conversations/${conversation.body.id}/notes`;
+    const note = await call<{ id: string }>('POST', notes, {
+      token: session,
+      body: { content: 'Check the order' },
+    });
+    expect(note.status, note.text).toBe(201);
+    const deleted = await call('DELETE', `${notes}/${note.body.id}`, { token: session });
+    expect(deleted.status, deleted.text).toBe(200);
+    await call('POST', '/api/admin/users/stop-impersonation', {
+      token: platformToken(),
+      headers: { Cookie: cookie },
+    });
+
+    const entry = (await audit(tenant.apiKey, `?targetId=${note.body.id}`)).body.data.find(
+      (each) => each.type === 'note.deleted',
+    );
+    expect(entry).toMatchObject({
+      actor: { type: 'operator', id: tenant.adminOperatorId },
+      impersonatedBy: 'platform-admin',
+    });
+  });
+
   it('pages with a cursor, filters by time (since inclusive, until exclusive) and by actor', async () => {
     const ids = [];
     for (let i = 0; i < 3; i++) ids.push(await createWebhook(other.apiKey));
