@@ -301,16 +301,17 @@ describe('middleware stack', () => {
       expect(dynamoCalls()).toBe(0);
     });
 
-    it('answers 401 when both Authorization and X-API-Key are sent', async () => {
+    it('answers 401 when Authorization and X-API-Key carry different keys', async () => {
       // Prepare
       const key = apiKeyFixture();
+      const other = apiKeyFixture();
       storeKeys({ key });
 
       // Act
       const response = await invoke({
         method: 'GET',
         resource: '/api/widgets',
-        headers: { ...bearer(key), 'X-API-Key': key.token },
+        headers: { ...bearer(key), 'X-API-Key': other.token },
       });
 
       // Assess
