@@ -151,12 +151,30 @@ export const storage = {
     return (Body as AsyncIterable<Uint8Array> | undefined) ?? (async function* () {})();
   },
 
-  /** A copy inside the bucket, made by S3 (no byte passes through the function). */
-  async copy(bucket: BucketName, from: string, to: string): Promise<void> {
+  /**
+   * A copy inside the bucket, made by S3 (no byte passes through the function). With `as`, the copy
+   * is stored as a download of that type (`Content-Disposition: attachment`), so a GET answers so
+   * even where the signed URL's override is not honoured (the local emulator).
+   */
+  async copy(
+    bucket: BucketName,
+    from: string,
+    to: string,
+    as?: { filename: string; contentType: string },
+  ): Promise<void> {
     const { client, s3 } = await sdk();
     const name = bucketOf(bucket);
     await client.send(
-      new s3.CopyObjectCommand({ Bucket: name, Key: to, CopySource: `${name}/${encodeURIComponent(from)}` }),
+      new s3.CopyObjectCommand({
+        Bucket: name,
+        Key: to,
+        CopySource: `${name}/${encodeURIComponent(from)}`,
+        ...(as && {
+          MetadataDirective: 'REPLACE' as const,
+          ContentType: as.contentType,
+          ContentDisposition: attachmentDisposition(as.filename),
+        }),
+      }),
     );
   },
 

@@ -55,7 +55,11 @@ async function check(upload: StoredUpload): Promise<StoredUpload> {
   if (!(await bytesMatch(upload.contentType, first))) await refuse(upload, typeMismatch());
   const sha256 = await sha256Of(upload.objectKey);
   const fileKey = objectKeys.file(upload.orgId, upload.id);
-  await storage.copy('uploads', upload.objectKey, fileKey);
+  // Stored as a download: the object itself answers `Content-Disposition: attachment`, in AWS and locally.
+  await storage.copy('uploads', upload.objectKey, fileKey, {
+    filename: upload.filename,
+    contentType: upload.contentType,
+  });
   const settled = await uploads.settle(upload, { status: 'ready', sha256, objectKey: fileKey });
   if (!settled) {
     // The hour ran out meanwhile: the upload is gone, and so is its copy.

@@ -116,8 +116,12 @@ describe('an upload, end to end', () => {
     const downloaded = await fetch(attachment?.downloadUrl ?? '');
     expect(downloaded.status).toBe(200);
     expect(Buffer.from(await downloaded.arrayBuffer()).equals(bytes)).toBe(true);
-    // The signed URL asks S3 for a download of the declared type (S3 honours it; the emulator
-    // answers the stored type and no disposition, see README).
+    // A download, not shown inline: the object itself carries the disposition, locally as in AWS.
+    expect(downloaded.headers.get('content-disposition')).toMatch(
+      /^attachment; filename="screen shot _1_.png"/,
+    );
+    expect(downloaded.headers.get('content-type')).toBe('image/png');
+    // The signed URL also asks S3 for a download of the declared type.
     const signed = new URL(attachment?.downloadUrl ?? '');
     expect(signed.searchParams.get('response-content-disposition')).toMatch(
       /^attachment; filename="screen shot _1_.png"/,
