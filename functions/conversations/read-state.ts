@@ -1,7 +1,5 @@
-import { clock } from '../../shared/clock';
-import { withUnreadDelta } from '../../shared/conversations/state';
-import { conversations } from '../../shared/db/conversations';
-import { messages, type StoredMessage } from '../../shared/db/messages';
+import { messages } from '../../shared/db/messages';
+import { readState } from '../../shared/db/read-state';
 import { NotFoundError, ValidationError } from '../../shared/errors';
 import { ok, route } from '../../shared/http/route';
 import { isUuid } from '../../shared/ids';
@@ -9,9 +7,6 @@ import { idParams } from '../../shared/schemas/common';
 import { ids } from '../../shared/schemas/examples';
 import { unreadBulkBody, updatedCount } from '../../shared/schemas/message';
 import { accessRules, loadConversation } from './access';
-
-/** Message updates per transaction: 99 plus the conversation's own counter update. */
-const CHUNK = 99;
 
 export const markRead = route({
   method: 'POST',
@@ -27,36 +22,10 @@ export const markRead = route({
   response: { status: 200, schema: updatedCount, description: 'How many messages changed' },
   errors: [404],
   examples: { response: { updatedCount: 1 } },
-  handle: async ({ caller, organization, params }) => {
-    let updated = 0;
-    // Bounded: 100 chunks of 99 is far beyond any real backlog of unread visitor messages.
-    for (let round = 0; round < 100; round++) {
-      const changed = await conversations.mutate(
-        caller.orgId,
-        params.id,
-        async (current) => {
-          // Every unread message that exists now, even one the lagging unread index does not show
-          // yet: the strongly read `unreadCount` says how many to find (see `unreadToMark`).
-          const { messages: unread, more } = await messages.unreadToMark(
-            caller.orgId,
-            params.id,
-            current.unreadCount,
-            CHUNK,
-          );
-          if (unread.length === 0) return { next: undefined, result: { changed: 0, more } };
-          return {
-            next: withUnreadDelta(current, -unread.length, clock.nowIso()),
-            writes: unread.map((message) => messages.readStateWrite(message, true)),
-            result: { changed: unread.length, more },
-          };
-        },
-        { check: accessRules(caller, organization) },
-      );
-      updated += changed.changed;
-      if (!changed.more) break;
-    }
-    return ok({ updatedCount: updated });
-  },
+  handle: async ({ caller, organization, params }) =>
+    ok({
+      updatedCount: await readState.markAllRead(caller.orgId, params.id, accessRules(caller, organization)),
+    }),
 });
 
 export const markUnread = route({
@@ -93,29 +62,11 @@ export const markUnread = route({
         'Only visitor messages that are not deleted can be marked unread',
       );
     }
-    let updated = 0;
-    for (let start = 0; start < ids.length; start += CHUNK) {
-      const chunk = ids.slice(start, start + CHUNK);
-      // The first chunk's first attempt starts from the strong reads above; retries read afresh.
-      let known: StoredMessage[] | undefined =
-        start === 0 ? chunk.flatMap((id) => found.get(id) ?? []) : undefined;
-      updated += await conversations.mutate(
-        caller.orgId,
-        params.id,
-        async (current) => {
-          const fresh = known ?? [...(await messages.getMany(caller.orgId, params.id, chunk)).values()];
-          known = undefined;
-          const read = fresh.filter((message) => message.isRead && !message.deletedAt);
-          if (read.length === 0) return { next: undefined, result: 0 };
-          return {
-            next: withUnreadDelta(current, read.length, clock.nowIso()),
-            writes: read.map((message) => messages.readStateWrite(message, false)),
-            result: read.length,
-          };
-        },
-        { check: accessRules(caller, organization), ...(start === 0 ? { initial: conversation } : {}) },
-      );
-    }
+    const updated = await readState.markUnread(caller.orgId, params.id, ids, {
+      check: accessRules(caller, organization),
+      conversation,
+      found,
+    });
     return ok({ updatedCount: updated });
   },
 });
