@@ -1,4 +1,4 @@
-import { ConditionalCheckFailedException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { type StoredConversation, withMessage } from '../conversations/state';
@@ -12,12 +12,12 @@ import {
   recordFirstResponse,
 } from './conversation-first-response';
 import { LIVE_CONDITION, nullOrAbsent, storedConversationOf } from './conversation-item';
-import { liveItem, mustBeLive } from './conversation-reads';
+import { mustBeLive } from './conversation-reads';
 import { incrementWrites } from './increments';
 import { keys } from './keys';
 import { putMessage } from './messages';
 import { stats } from './stats';
-import { backoff, RetryBudget, retryTransient, transact, type Write } from './transaction';
+import { RetryBudget, retryTransient, transact, type Write } from './transaction';
 
 /**
  * The append protocol: how a message post changes its conversation without racing other posts.
@@ -186,42 +186,40 @@ function newerThere(item: Record<string, unknown>, message: Message): boolean {
 }
 
 /**
- * After a post committed without the move (a busy conversation): one strongly consistent read,
- * and only when it shows no newer message, the conditional move (`lastMessageMove`). Among posts
- * landing at once most are overtaken before their commit: the read, which neither waits for nor
- * conflicts with the writes on the item, spares them a write that would fail its condition. A
- * crash between the commit and the move leaves the previous preview until the next message moves
- * it. Returns the item as it stood after the post's commit (undefined when deleted).
+ * After the count went without the move (a newer message, or another operator, met it): the
+ * conditional move (`lastMessageMove`) from the item the count returned, only while that shows no
+ * newer message; a failed condition hands back the item as it stands, and the move is judged
+ * again from it. A transaction holding the item refuses the write for a moment: again, within the
+ * request's budget. A crash before the move leaves the previous preview until the next message
+ * moves it. Returns the item after the move, or as it stood (undefined when deleted).
  */
 async function moveLastMessage(
-  orgId: string,
-  conversationId: string,
   message: Message,
-  known?: Record<string, unknown>,
+  counted: Record<string, unknown>,
+  budget: RetryBudget,
 ): Promise<Record<string, unknown> | undefined> {
-  let item = known ?? (await liveItem(orgId, conversationId));
+  let item: Record<string, unknown> | undefined = counted;
   for (let attempt = 1; attempt <= 5 && item && !newerThere(item, message); attempt++) {
     const seen = storedConversationOf(item);
     const { set, values, condition } = lastMessageMove(seen, message);
     try {
-      const { Attributes } = await db.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: keys.conversation(seen.organizationId, seen.id),
-          UpdateExpression: `SET ${set.join(', ')}`,
-          ConditionExpression: `${LIVE_CONDITION} AND ${condition}`,
-          ExpressionAttributeValues: { ...values, ':null': null },
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
+      const { Attributes } = await retryTransient(
+        () =>
+          db.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: keys.conversation(seen.organizationId, seen.id),
+              UpdateExpression: `SET ${set.join(', ')}`,
+              ConditionExpression: `${LIVE_CONDITION} AND ${condition}`,
+              ExpressionAttributeValues: { ...values, ':null': null },
+              ReturnValues: 'ALL_NEW',
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            }),
+          ),
+        budget,
       );
       return Attributes;
     } catch (error) {
-      // In AWS a write to an item that a transaction is changing is refused at once: try again.
-      if (error instanceof TransactionConflictException) {
-        await backoff(attempt);
-        continue;
-      }
       if (!(error instanceof ConditionalCheckFailedException) || !error.Item) throw error;
       // Deleted meanwhile, a newer message landed, or the operator changed: read it as it is now.
       const after = unmarshall(error.Item);
@@ -269,10 +267,7 @@ export async function appendMessage<T>(
     { budget },
   );
   const { after, moved } = await countMessage(item, message, budget);
-  const latest =
-    moved || newerThere(after, message)
-      ? after
-      : await moveLastMessage(orgId, conversationId, message, after);
+  const latest = moved || newerThere(after, message) ? after : await moveLastMessage(message, after, budget);
   // Only an operator message can record a first response: its own claim, or an abandoned one.
   // A live claim of another message already read is never this post's to record.
   if (

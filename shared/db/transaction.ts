@@ -139,7 +139,7 @@ export class ThrottledError extends Error {
 }
 
 /** True for a failure that passes by itself (`TRANSIENT`). */
-export function isTransient(error: unknown): boolean {
+function isTransient(error: unknown): boolean {
   return error instanceof Error && TRANSIENT.has(error.name);
 }
 

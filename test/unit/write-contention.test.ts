@@ -1,4 +1,4 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactionCanceledException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   DynamoDBDocumentClient,
@@ -17,6 +17,7 @@ import {
   ThrottledError,
   transact,
 } from '../../shared/db/transaction';
+import { updateExisting } from '../../shared/db/update';
 import { ok, route } from '../../shared/http/route';
 import { createHandler } from '../../shared/http/stack';
 import { logger } from '../../shared/logger';
@@ -248,5 +249,41 @@ describe('the one write path', () => {
     for (const item of sent) expect(String(item.timestamp) > String(built.timestamp)).toBe(true);
     expect(sent[1]?.id).not.toBe(sent[0]?.id);
     expect(sent[1]?.sk).toBe(`EVENT#${sent[1]?.id}`);
+  });
+});
+
+describe('a single write that meets a transaction on its item', () => {
+  it('is sent again within the budget (TransactionConflictException), then answers the item', async () => {
+    ddb.reset();
+    let calls = 0;
+    ddb.on(UpdateCommand).callsFake(async () => {
+      calls += 1;
+      if (calls <= 2)
+        throw new TransactionConflictException({
+          message: 'Transaction is ongoing for the item',
+          $metadata: {},
+        });
+      return { Attributes: { pk: 'a', sk: 'b', name: 'renamed' } };
+    });
+    const updated = await updateExisting({ pk: 'a', sk: 'b' }, { name: 'renamed' });
+    expect(updated?.name).toBe('renamed');
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(3);
+  });
+
+  it('answers 503, never 500, when the transaction holds the item past the budget', async () => {
+    ddb.reset();
+    ddb
+      .on(UpdateCommand)
+      .rejects(
+        new TransactionConflictException({ message: 'Transaction is ongoing for the item', $metadata: {} }),
+      );
+    const started = performance.now();
+    const error = await updateExisting({ pk: 'a', sk: 'b' }, { name: 'x' }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(performance.now() - started).toBeLessThan(2_000);
+    const answer = await answerOf(() => Promise.reject(error));
+    expect(answer.statusCode).toBe(503);
+    expect(answer.headers?.['Retry-After']).toBe('1');
   });
 });
