@@ -1,4 +1,4 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { type StoredConversation, withMessage } from '../conversations/state';
@@ -147,7 +147,7 @@ function countWrite(
  * while nothing newer is there. A failed condition wrote nothing: a deleted conversation is 404;
  * otherwise (a newer message, another operator, a first visitor time set meanwhile) the count goes
  * again from the item as it stood, without the move. A transaction holding the item (a PATCH)
- * refuses it for a moment: again, within the request's budget. Returns the item after the count
+ * refuses it for a moment: again, within the budget after the commit. Returns the item after the count
  * and whether the last message moved with it.
  */
 async function countMessage(
@@ -220,6 +220,9 @@ async function moveLastMessage(
       );
       return Attributes;
     } catch (error) {
+      // Still held by a transaction past the budget: the preview stays until the next message moves
+      // it, and the post, committed and counted, is not failed for it.
+      if (error instanceof TransactionConflictException) return item;
       if (!(error instanceof ConditionalCheckFailedException) || !error.Item) throw error;
       // Deleted meanwhile, a newer message landed, or the operator changed: read it as it is now.
       const after = unmarshall(error.Item);
@@ -266,8 +269,12 @@ export async function appendMessage<T>(
     [...putMessage(message), ...writes, ...incrementWrites(stats.messagePosted(current, counted, message))],
     { budget },
   );
-  const { after, moved } = await countMessage(item, message, budget);
-  const latest = moved || newerThere(after, message) ? after : await moveLastMessage(message, after, budget);
+  // The message is committed from here on: what follows must not turn it into a 503 (a client
+  // would post it again), so it has a budget of its own rather than what the commit left.
+  const afterCommit = new RetryBudget();
+  const { after, moved } = await countMessage(item, message, afterCommit);
+  const latest =
+    moved || newerThere(after, message) ? after : await moveLastMessage(message, after, afterCommit);
   // Only an operator message can record a first response: its own claim, or an abandoned one.
   // A live claim of another message already read is never this post's to record.
   if (
