@@ -115,16 +115,17 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
     name: 'conversation-deletions',
     reservedConcurrency: 10,
     description:
-      'hands each newly soft-deleted conversation to the purge queue, and each newly merged or erased visitor to the visitor-jobs queue',
-    // One reader for both hand-offs: a shard serves two readers well, and more already read it.
+      'counts conversations and messages into the daily aggregates (once per stream record), hands each newly soft-deleted conversation to the purge queue, and each newly merged or erased visitor to the visitor-jobs queue',
+    // One reader for these: a shard serves two readers well, and more already read it.
     source: {
       kind: 'stream',
       batchSize: 100,
-      entities: ['conversation', 'visitor'],
+      entities: ['conversation', 'visitor', 'message'],
       retryAttempts: 10,
       maxRecordAgeSeconds: 6 * 3600,
     },
-    timeoutSeconds: 30,
+    timeoutSeconds: 60,
+    table: 'readWrite',
     sendsTo: ['conversation-purge', 'visitor-jobs'],
   },
   {

@@ -1,8 +1,9 @@
 import type { DynamoDBRecord } from 'aws-lambda';
-import { streamWorker } from '../../shared/batch';
+import { countRecords } from '../../shared/db/stats-stream';
 import { visitorKeyOwner } from '../../shared/db/visitor-record';
 import type { QueueJob } from '../../shared/queue-jobs';
 import { queues } from '../../shared/queues';
+import { streamBatchWorker } from '../../shared/stream-batch';
 
 /** A purge job: the organization and soft-deleted conversation whose texts are to be purged. */
 export type PurgeJob = QueueJob<'conversation-purge'>;
@@ -39,14 +40,20 @@ export function visitorJobOf(record: DynamoDBRecord): VisitorJob | undefined {
 }
 
 /**
- * Stream consumer: each conversation that became soft-deleted gets a purge job, each visitor that
- * was just merged or erased a visitor job. The change committed before this runs, so no job is
- * sent for a change that did not happen, and none is lost: a failed send reports its record, and
- * the stream delivers it again.
+ * Stream consumer: the batch's conversation and message records are counted into the daily
+ * aggregates first (once each, stats-stream.ts), then each conversation that became soft-deleted
+ * gets a purge job and each visitor that was just merged or erased a visitor job. The change
+ * committed before this runs, so no job is sent for a change that did not happen, and none is
+ * lost: a record whose count or send failed is reported, and the stream delivers it again.
  */
-export const handler = streamWorker('purge job', async (record) => {
-  const job = purgeJobOf(record);
-  if (job) await queues.send('conversation-purge', job);
-  const visitorJob = visitorJobOf(record);
-  if (visitorJob) await queues.send('visitor-jobs', visitorJob);
+export const handler = streamBatchWorker('conversation changes', {
+  prepare: (records) => countRecords(records),
+  handle: async (record, uncounted) => {
+    if (record.eventID && uncounted.has(record.eventID))
+      throw new Error('not counted into the daily aggregates: delivered again');
+    const job = purgeJobOf(record);
+    if (job) await queues.send('conversation-purge', job);
+    const visitorJob = visitorJobOf(record);
+    if (visitorJob) await queues.send('visitor-jobs', visitorJob);
+  },
 });

@@ -164,6 +164,7 @@ export const PLACEHOLDERS: Readonly<Record<string, string>> = {
   DEMO_CONVERSATION_ID:
     "the demo organization's newest conversation (one is started for the demo visitor when it has none)",
   DEMO_EVENT_ID: "the demo organization's newest domain event",
+  DEMO_EVENT_PK: 'the partition key of that event (events are spread over shard partitions by id)',
   UUID: 'a fresh random UUID, the same everywhere in one event',
   NOW: 'the current time (ISO 8601)',
   NOW_MS: 'the current time (epoch milliseconds)',
@@ -430,17 +431,25 @@ async function newestEvent(orgId: string): Promise<string | undefined> {
   const { QueryCommand } = await import('@aws-sdk/lib-dynamodb');
   const { db, tableName } = await import('../../shared/db/client');
   const { keys } = await import('../../shared/db/keys');
-  const { Items } = await db.send(
-    new QueryCommand({
-      TableName: tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': keys.eventsPartition(orgId), ':prefix': keys.eventPrefix },
-      ScanIndexForward: false,
-      ConsistentRead: true,
-      Limit: 1,
+  // The events lie in several shard partitions: the newest of their newest is the organization's.
+  const newest = await Promise.all(
+    keys.eventsPartitions(orgId).map(async (pk) => {
+      const { Items } = await db.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': pk, ':prefix': keys.eventPrefix },
+          ScanIndexForward: false,
+          ConsistentRead: true,
+          Limit: 1,
+        }),
+      );
+      return Items?.[0];
     }),
   );
-  const id = Items?.[0]?.id;
+  const id = newest
+    .filter((item) => item !== undefined)
+    .sort((a, b) => (String(a.sk) < String(b.sk) ? 1 : -1))[0]?.id;
   return typeof id === 'string' ? id : undefined;
 }
 
@@ -471,8 +480,12 @@ export async function placeholderValues(
   if (wanted.includes('DEMO_CONVERSATION_ID') && !values.DEMO_CONVERSATION_ID) {
     values.DEMO_CONVERSATION_ID = session.values.DEMO_CONVERSATION_ID = await demoConversation(session);
   }
-  if (wanted.includes('DEMO_EVENT_ID') && !values.DEMO_EVENT_ID) {
+  if ((wanted.includes('DEMO_EVENT_ID') || wanted.includes('DEMO_EVENT_PK')) && !values.DEMO_EVENT_ID) {
     values.DEMO_EVENT_ID = await demoEvent(session);
+  }
+  if (wanted.includes('DEMO_EVENT_PK') && values.DEMO_EVENT_ID && !values.DEMO_EVENT_PK) {
+    const { keys } = await import('../../shared/db/keys');
+    values.DEMO_EVENT_PK = keys.event(need(session.values, 'DEMO_ORG_ID'), values.DEMO_EVENT_ID).pk;
   }
   return values;
 }

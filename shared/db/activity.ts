@@ -34,9 +34,10 @@ import { queryAll } from './query';
 export const PART_DAY_HORIZON_MS = EVENT_RETENTION_MS - 2 * DAY_MS;
 
 /**
- * Events of a span are read in Queries of an hour each, sent together: an hour of a busy
- * organization's events fits in one 1 MB page, so a part-day costs one round trip, not a page after
- * a page (a Query rounds its size up once, so the split costs at most half a unit per hour).
+ * Events of a span are read in Queries of an hour of one shard partition each (keys.event), all sent
+ * together: an hour of a busy organization's events fits in one 1 MB page, so a part-day costs one
+ * round trip, not a page after a page (a Query rounds its size up once, so the split costs at most
+ * half a unit per hour and shard).
  */
 const SEGMENT_MS = 3_600_000;
 
@@ -68,8 +69,10 @@ async function factsAround(orgId: string, span: Span): Promise<ActivityFact[]> {
   for (let start = from; start < to; start += SEGMENT_MS)
     segments.push({ from: start, to: Math.min(start + SEGMENT_MS, to) });
   const types = Object.fromEntries(countedEventTypes.map((type, i) => [`:t${i}`, type]));
+  // Each event lies in exactly one shard, so the shards' counts add up without overlap.
+  const reads = segments.flatMap((segment) => keys.eventsPartitions(orgId).map((pk) => ({ segment, pk })));
   const pages = await Promise.all(
-    segments.map(async (segment) => {
+    reads.map(async ({ segment, pk }) => {
       const items = await queryAll({
         TableName: tableName,
         // The key just below the first id of each bound's millisecond: ids in [from, to).
@@ -78,7 +81,7 @@ async function factsAround(orgId: string, span: Span): Promise<ActivityFact[]> {
         ProjectionExpression: '#type, dataZ, #data',
         ExpressionAttributeNames: { '#type': 'type', '#data': 'data' },
         ExpressionAttributeValues: {
-          ':pk': keys.eventsPartition(orgId),
+          ':pk': pk,
           ':from': keys.eventKeyAt(segment.from),
           ':to': keys.eventKeyAt(segment.to),
           ...types,

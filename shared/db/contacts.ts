@@ -299,7 +299,7 @@ export const contacts = {
   async sync(orgId: string, query: VisitorListQuery): Promise<Page<VisitorProfile>> {
     const filters = { email: query.email, externalId: query.externalId, identifier: query.identifier };
     const result = await syncPage(orgId, `visitors-sync:${JSON.stringify(filters)}`, {
-      partition: keys.visitorListPartition.updated(orgId),
+      partitions: [keys.visitorListPartition.updated(orgId)],
       since: query.updatedSince ?? '',
       cursor: query.cursor,
       limit: query.limit,

@@ -13,10 +13,8 @@ import {
 } from './conversation-first-response';
 import { LIVE_CONDITION, nullOrAbsent, storedConversationOf } from './conversation-item';
 import { mustBeLive } from './conversation-reads';
-import { incrementWrites } from './increments';
 import { keys } from './keys';
 import { putMessage } from './messages';
-import { stats } from './stats';
 import { RetryBudget, retryTransient, transact, type Write } from './transaction';
 
 /**
@@ -27,8 +25,9 @@ import { RetryBudget, retryTransient, transact, type Write } from './transaction
  * conversation takes many at once and they would keep cancelling each other. A post instead:
  *
  * 1. **Commits the message without the conversation.** One transaction holds the message, its
- *    `message.created` event, its checks (the reply-to message, the uploads it claims) and the day
- *    counters: new items and sharded counters, never the conversation item. In AWS two transactions
+ *    `message.created` event and its checks (the reply-to message, the uploads it claims): new items
+ *    only, never the conversation item nor a counter every post shares (the day counters are
+ *    counted from the stream, stats-stream.ts). In AWS two transactions
  *    on one item at once cancel one of them, so a conversation item in every post's transaction
  *    made a busy conversation a single lane that 50 concurrent posts could not pass within 2 s.
  * 2. **Counts by ADD, without `rev`, in one UpdateItem** (`countWrite`) after the commit:
@@ -52,7 +51,7 @@ import { RetryBudget, retryTransient, transact, type Write } from './transaction
  * 3. **Claims the first response.** An operator message that would be the first response writes its
  *    claim with `if_not_exists` in the same UpdateItem: the first to count wins, no one is cancelled.
  *    After the commit the winner (or any later post, when the winner crashed) records
- *    `firstResponseTimeMs` and its day counters once (conversation-first-response.ts).
+ *    `firstResponseTimeMs` once (conversation-first-response.ts).
  */
 
 /**
@@ -241,8 +240,8 @@ export interface AppendChange<T> {
 }
 
 /**
- * A message post (see the protocol above): read, then one transaction of the message, its event,
- * its checks and the day counters; then the conversation counts it in one UpdateItem, the last
+ * A message post (see the protocol above): read, then one transaction of the message, its event
+ * and its checks; then the conversation counts it in one UpdateItem, the last
  * message moving with it or after it; a possible first response is recorded last. Transactions and
  * the count that AWS refuses for a passing reason go again within the request's retry budget.
  */
@@ -263,12 +262,7 @@ export async function appendMessage<T>(
   options.check?.(current);
   await options.verify?.();
   const { message, writes = [], result } = build(current);
-  // The first response is recorded after the commit: here the message counts only as a message.
-  const counted = { ...withMessage(current, message), firstResponseTimeMs: current.firstResponseTimeMs };
-  await transact(
-    [...putMessage(message), ...writes, ...incrementWrites(stats.messagePosted(current, counted, message))],
-    { budget },
-  );
+  await transact([...putMessage(message), ...writes], { budget });
   // The message is committed from here on: what follows must not turn it into a 503 (a client
   // would post it again), so it has a budget of its own rather than what the commit left.
   const afterCommit = new RetryBudget();

@@ -2,7 +2,12 @@ import type { Actor } from '../conversations/actor';
 import type { StoredConversation } from '../conversations/state';
 import { NotFoundError } from '../errors';
 import { isUuid } from '../ids';
-import { type Implications, implicationsOf, sharedWrites } from './conversation-implications';
+import {
+  type Implications,
+  implicationsOf,
+  sharedWrites,
+  verifyOperators,
+} from './conversation-implications';
 import { conversationStateWrite } from './conversation-item';
 import { conversationsById } from './conversation-reads';
 import { type AuditBy, orgAudit } from './org-audit';
@@ -44,10 +49,12 @@ export async function bulkApply(
   if (missing.length)
     throw new NotFoundError('Some conversations do not exist in this organization', { ids: missing });
   const budget = new RetryBudget();
+  const verified = new Set<string>();
   let pending = ids.map((id) => found.get(id) as StoredConversation);
   let attempt = 1;
   while (pending.length > 0) {
-    const { writes, taken } = nextChunk(orgId, pending, change, options);
+    const { writes, taken, implied } = nextChunk(orgId, pending, change, options);
+    await verifyOperators(orgId, implied, verified);
     try {
       await transact(writes);
       pending = pending.slice(taken);
@@ -71,17 +78,16 @@ export async function bulkApply(
 
 /**
  * The next transaction: the longest run of `pending` whose actions fit in one (each changed
- * conversation's Update on `rev` and its own implied actions, then the chunk's counters merged per
- * item, one open-conversation count per distinct team, and the chunk's audit-log entry: a close
- * chunk without teams is 33 × 3 + 1 = 100 actions; many teams, or deletions of conversations with
- * surveys, take fewer per chunk).
+ * conversation's Update on `rev` and its own implied actions, then one open-conversation count per
+ * distinct team, and the chunk's audit-log entry: a close chunk without teams is 33 × 3 + 1 = 100
+ * actions; many teams take fewer per chunk).
  */
 function nextChunk(
   orgId: string,
   pending: readonly StoredConversation[],
   change: BulkChange,
   options: BulkOptions,
-): { writes: Write[]; taken: number } {
+): { writes: Write[]; taken: number; implied: Implications[] } {
   const own: Write[] = [];
   const implied: Implications[] = [];
   let taken = 0;
@@ -97,7 +103,11 @@ function nextChunk(
     taken++;
   }
   const chunkIds = pending.slice(0, taken).map((conversation) => conversation.id);
-  return { writes: [...own, ...sharedWrites(orgId, implied), chunkAudit(orgId, options, chunkIds)], taken };
+  return {
+    writes: [...own, ...sharedWrites(orgId, implied), chunkAudit(orgId, options, chunkIds)],
+    taken,
+    implied,
+  };
 }
 
 /**

@@ -8,9 +8,7 @@ import { assignmentEntry, auditWrite } from './audit';
 import { tableName } from './client';
 import { conversationItem, toConversation } from './conversation-item';
 import { eventWrite } from './events';
-import { incrementWrites } from './increments';
 import { newMessage, putMessage } from './messages';
-import { stats } from './stats';
 import { transact, type Write } from './transaction';
 
 /** Who starts a conversation, and as whom its first message is written. */
@@ -96,7 +94,6 @@ export async function createConversation(
     language: input.language ?? null,
     metadata: input.metadata ?? {},
   });
-  const opened = conversation;
   let first: Message | undefined;
   if (input.message !== undefined) {
     first = newMessage({
@@ -124,7 +121,6 @@ export async function createConversation(
     eventWrite(orgId, 'conversation.created', api),
   ];
   if (first) writes.push(...putMessage(first));
-  writes.push(...incrementWrites(stats.conversationStarted(conversation, opened, first)));
   if (author.kind === 'operator') {
     // An operator who starts a conversation is assigned to it: the history says so from the start.
     const actor = { type: 'operator' as const, id: author.operatorId };

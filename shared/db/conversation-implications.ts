@@ -1,13 +1,11 @@
 import type { Actor } from '../conversations/actor';
-import type { ActiveSurvey, StoredConversation } from '../conversations/state';
+import type { StoredConversation } from '../conversations/state';
 import { ValidationError } from '../errors';
 import type { Conversation } from '../schemas/conversation';
 import { assignmentEntry, auditWrite } from './audit';
 import { toConversation } from './conversation-item';
 import { eventWrite, realtimeWrite } from './events';
-import { type Increment, incrementWrites } from './increments';
 import { operators } from './operators';
-import { stats } from './stats';
 import { teamLoadWrites } from './team-load';
 import type { Write } from './transaction';
 
@@ -15,17 +13,16 @@ import type { Write } from './transaction';
  * What a change of a conversation implies besides the conversation's own Update, decided here from
  * its states before and after (and the few facts only the request knows), so a change means the
  * same whichever writer makes it: a close by PATCH and a close in bulk emit the same events and move
- * the same counters. Every writer on `rev` (conversation-mutate.ts, conversation-bulk.ts) adds these.
+ * the same team counts. Every writer on `rev` (conversation-mutate.ts, conversation-bulk.ts) adds
+ * these. (The day counters follow the same two states, from the stream: stats-stream.ts.)
  *
  * - A deletion: `conversation.deleted` and a DELETION audit entry.
  * - A change an integrator sees (`version` moved): `conversation.updated`, or for a snooze
  *   `conversation.snoozed` with its reason, a SNOOZE audit entry and the realtime snooze notice; an
  *   operator or team change adds an ASSIGNMENT audit entry and `conversation.assigned` (a newly named
- *   operator must exist: 422 `operatorId`); a move to `closed` adds `conversation.closed` and the
- *   day's closed counter.
- * - Whatever moved it: the CSAT counters follow the survey response that counts (added, dropped, or
- *   gone with a deletion), and each team's count of open conversations follows `teamId`, the status
- *   and the deletion (team-load.ts; a newly named team must exist: 422 `teamId`).
+ *   operator must exist: 422 `operatorId`); a move to `closed` adds `conversation.closed`.
+ * - Whatever moved it: each team's count of open conversations follows `teamId`, the status and the
+ *   deletion (team-load.ts; a newly named team must exist: 422 `teamId`).
  *
  * A change that moves neither `version` nor any of these (a read flag, an edit's preview) implies
  * nothing.
@@ -39,12 +36,20 @@ export interface ChangeFacts {
   snoozeReason?: string | null | undefined;
 }
 
-/** What one conversation's change implies; a transaction of several changes sums the shared parts. */
+/**
+ * What one conversation's change implies; a transaction of several changes shares the team counts.
+ * The day counters (created, closed, CSAT) are not here: they follow the same states from the
+ * table's stream (stats-stream.ts), off the request's transaction.
+ */
 export interface Implications {
   /** Actions of this change's own: events, audit entries, realtime notices, reference checks. */
   actions: Write[];
-  /** Day counters it moves: a transaction sums them per item (`incrementWrites`). */
-  counters: Increment[];
+  /**
+   * Operators the change newly names, who must exist (422 `operatorId`): read before the
+   * transaction (`verifyOperators`), not checked on their items inside it, where every assignment
+   * to one busy operator would queue on that one item.
+   */
+  operators: string[];
   /** The states the teams' open counts follow: a transaction moves each team's count once. */
   load: { before: StoredConversation; after: StoredConversation };
 }
@@ -54,10 +59,9 @@ export function implicationsOf(
   after: StoredConversation,
   facts: ChangeFacts = {},
 ): Implications {
-  const implied: Implications = { actions: [], counters: [], load: { before, after } };
+  const implied: Implications = { actions: [], operators: [], load: { before, after } };
   if (after.deletedAt && !before.deletedAt) deletion(implied, after, facts);
   else if (after.version !== before.version) resourceChange(implied, before, after, facts);
-  implied.counters.push(...surveyCounters(before, after));
   return implied;
 }
 
@@ -66,15 +70,29 @@ export function impliedWrites(orgId: string, implications: readonly Implications
   return [...implications.flatMap((implied) => implied.actions), ...sharedWrites(orgId, implications)];
 }
 
-/** The part of `impliedWrites` that changes share: counters summed per item, one action per team. */
+/**
+ * Refuses changes that name an operator the organization does not have (422 `operatorId`), with one
+ * strongly consistent read of those not `verified` yet (which it adds to). Operators are never
+ * deleted, so one found here still exists when the change commits.
+ */
+export async function verifyOperators(
+  orgId: string,
+  implications: readonly Implications[],
+  verified: Set<string> = new Set(),
+): Promise<void> {
+  const named = implications.flatMap((implied) => implied.operators).filter((id) => !verified.has(id));
+  if (named.length === 0) return;
+  const missing = await operators.missing(orgId, named);
+  if (missing.size) throw ValidationError.field('operatorId', 'No such operator in this organization');
+  for (const id of named) verified.add(id);
+}
+
+/** The part of `impliedWrites` that changes share: one action per team whose open count moves. */
 export function sharedWrites(orgId: string, implications: readonly Implications[]): Write[] {
-  return [
-    ...incrementWrites(implications.flatMap((implied) => implied.counters)),
-    ...teamLoadWrites(
-      orgId,
-      implications.map((implied) => implied.load),
-    ),
-  ];
+  return teamLoadWrites(
+    orgId,
+    implications.map((implied) => implied.load),
+  );
 }
 
 function deletion(implied: Implications, after: StoredConversation, facts: ChangeFacts): void {
@@ -102,13 +120,7 @@ function resourceChange(
   const api = toConversation(after);
   if (isSnooze(before, after, facts)) implied.actions.push(...snoozeWrites(after, api, facts));
   else implied.actions.push(eventWrite(orgId, 'conversation.updated', api));
-  if (after.operatorId && after.operatorId !== before.operatorId) {
-    implied.actions.push(
-      operators.existsCheck(orgId, after.operatorId, () =>
-        ValidationError.field('operatorId', 'No such operator in this organization'),
-      ),
-    );
-  }
+  if (after.operatorId && after.operatorId !== before.operatorId) implied.operators.push(after.operatorId);
   if (after.operatorId !== before.operatorId || after.teamId !== before.teamId) {
     const actor = actorOf(facts, 'An assignment');
     const entry = assignmentEntry(before.operatorId, after.operatorId, after.teamId, actor, before.teamId);
@@ -120,7 +132,6 @@ function resourceChange(
   }
   if (after.status === 'closed' && before.status !== 'closed') {
     implied.actions.push(eventWrite(orgId, 'conversation.closed', api));
-    implied.counters.push(...stats.conversationClosed(after));
   }
 }
 
@@ -151,21 +162,6 @@ function snoozeWrites(after: StoredConversation, api: Conversation, facts: Chang
       conversationId: after.id,
       payload: { conversationId: after.id, snoozedUntil: after.snoozedUntil, reason, actor },
     }),
-  ];
-}
-
-/** The response that counts in CSAT: none once the conversation is deleted. */
-const countedSurvey = (conversation: StoredConversation): ActiveSurvey | null =>
-  conversation.deletedAt ? null : conversation.activeSurvey;
-
-/** The CSAT counters: the response that stopped counting comes off, the one that started goes on. */
-function surveyCounters(before: StoredConversation, after: StoredConversation): Increment[] {
-  const was = countedSurvey(before);
-  const is = countedSurvey(after);
-  if (was === is || (was && is && was.surveyId === is.surveyId)) return [];
-  return [
-    ...(was ? stats.surveyCounted(before.organizationId, before.id, was, -1) : []),
-    ...(is ? stats.surveyCounted(after.organizationId, after.id, is, 1) : []),
   ];
 }
 

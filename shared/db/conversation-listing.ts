@@ -6,6 +6,7 @@ import { db, tableName } from './client';
 import { toConversation } from './conversations';
 import { decodeCursor, encodeCursor, malformedCursor } from './cursor';
 import { type Key, keys } from './keys';
+import { LISTING_SHARDS, shardOf } from './shards';
 import { syncPage } from './sync';
 
 type Item = Record<string, unknown>;
@@ -41,113 +42,129 @@ interface Partition {
   pk: string;
 }
 
-/** Where each partition of a merged listing resumes: a start key, `null` once read to the end. */
-type Positions = Record<string, Item | null>;
-
 interface PartitionRead {
   partition: Partition;
   /** Entries that match, newest first: at most `limit + 1`. */
   found: Item[];
-  /** Read to the end of the partition. */
-  exhausted: boolean;
-  /** Where the last page stopped, when not exhausted. */
-  scannedTo: Item | undefined;
+  /**
+   * The sort key down to which this partition was read (every match at or above it is in `found`);
+   * undefined when read to its end.
+   */
+  readTo: string | undefined;
 }
 
 /**
- * Newest first from one partition of a recency index (`<lastMessageAt>#<id>`), until `limit + 1`
- * entries match: with that many from every partition, the merged page is exact.
+ * Newest first from one partition of a recency index (`<lastMessageAt>#<id>`), below `before` (the
+ * last sort key served), until `limit + 1` entries match: with that many from every partition, the
+ * merged page is exact.
  */
 async function readPartition(
   partition: Partition,
-  start: Item | undefined,
+  before: string | undefined,
   query: ListConversationsQuery,
-  since: string | undefined,
+  cutoff: string | undefined,
 ): Promise<PartitionRead> {
+  const since = cutoff || undefined;
+  // The history window moves on while a client pages: a cursor from before the cutoff has nothing
+  // left to read (and BETWEEN refuses a lower bound above its upper one).
+  if (before !== undefined && since !== undefined && before <= since)
+    return { partition, found: [], readTo: undefined };
   const skName = `${partition.index}sk`;
   // A status partition needs no status filter: only priority and tag drop entries there.
   const filtered = Boolean(query.priority || query.tag || (query.status && partition.index === 'gsi3'));
+  // A key condition takes one comparison of the sort key: with both bounds BETWEEN, which keeps
+  // `before` itself (the entry served last), dropped below.
+  const range =
+    before !== undefined && since !== undefined
+      ? ' AND #sk BETWEEN :since AND :before'
+      : before !== undefined
+        ? ' AND #sk < :before'
+        : since !== undefined
+          ? ' AND #sk >= :since'
+          : '';
   const found: Item[] = [];
-  let startKey = start;
+  let startKey: Item | undefined;
   for (let page = 0; page < MAX_QUERY_PAGES; page++) {
     const result = await db.send(
       new QueryCommand({
         TableName: tableName,
         IndexName: partition.index,
-        KeyConditionExpression: since ? '#pk = :pk AND #sk >= :since' : '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': `${partition.index}pk`, ...(since ? { '#sk': skName } : {}) },
-        ExpressionAttributeValues: { ':pk': partition.pk, ...(since ? { ':since': since } : {}) },
+        KeyConditionExpression: `#pk = :pk${range}`,
+        ExpressionAttributeNames: { '#pk': `${partition.index}pk`, ...(range ? { '#sk': skName } : {}) },
+        ExpressionAttributeValues: {
+          ':pk': partition.pk,
+          ...(since !== undefined ? { ':since': since } : {}),
+          ...(before !== undefined ? { ':before': before } : {}),
+        },
         ScanIndexForward: false,
         Limit: filtered ? Math.max(50, query.limit * 2) : query.limit + 1,
         ExclusiveStartKey: startKey,
       }),
     );
     for (const entry of result.Items ?? []) {
-      if (matches(query, entry, undefined)) found.push(entry);
-      if (found.length > query.limit) return { partition, found, exhausted: false, scannedTo: undefined };
+      if (entry[skName] === before || !matches(query, entry, undefined)) continue;
+      found.push(entry);
+      if (found.length > query.limit) return { partition, found, readTo: String(entry[skName]) };
     }
     startKey = result.LastEvaluatedKey;
-    if (!startKey) return { partition, found, exhausted: true, scannedTo: undefined };
+    if (!startKey) return { partition, found, readTo: undefined };
   }
-  return { partition, found, exhausted: false, scannedTo: startKey };
+  return { partition, found, readTo: String(startKey?.[skName]) };
 }
-
-const recencyOf = (read: PartitionRead, entry: Item) => String(entry[`${read.partition.index}sk`]);
 
 /** The status partition (gsi2) a conversation item belongs in now. */
 const statusPartition = (orgId: string, item: Item): string =>
-  keys.conversationListPartition.status(orgId, String(item.status)).pk;
+  keys.conversationListPartition.status(orgId, String(item.status), shardOf(String(item.id), LISTING_SHARDS))
+    .pk;
 
 /**
- * One page of a listing sorted by recency over one or more partitions (the organization's four
- * status partitions are read in parallel and merged), and where each partition resumes.
+ * One page of a listing sorted by recency over several partitions (the shards of each status, or of
+ * an operator), read in parallel and merged, and the sort key the next page starts below (null at
+ * the end). Every partition resumes below the same key: no position per partition to carry.
  */
 async function recentPage(
   partitions: readonly Partition[],
-  positions: Positions | undefined,
+  before: string | undefined,
   query: ListConversationsQuery,
   since: string | undefined,
-): Promise<{ page: Item[]; next: Positions | null }> {
-  const open = partitions.filter((partition) => positions?.[partition.pk] !== null);
+): Promise<{ page: Item[]; next: string | null }> {
   const reads = await Promise.all(
-    open.map((partition) => readPartition(partition, positions?.[partition.pk] ?? undefined, query, since)),
+    partitions.map((partition) => readPartition(partition, before, query, since)),
   );
+  // Below the highest point some partition stopped reading at, that partition may hold a newer
+  // match than what the others found: the page ends there, and the next one starts there.
+  const horizon = reads
+    .flatMap((read) => (read.readTo === undefined ? [] : [read.readTo]))
+    .reduce<string | undefined>((high, key) => (high === undefined || key > high ? key : high), undefined);
   const candidates = reads
-    .flatMap((read) => read.found.map((entry) => ({ read, entry, recency: recencyOf(read, entry) })))
+    .flatMap((read) =>
+      read.found.map((entry) => ({ entry, recency: String(entry[`${read.partition.index}sk`]) })),
+    )
     .sort((a, b) => (a.recency < b.recency ? 1 : a.recency > b.recency ? -1 : 0));
   // While an index lags, a conversation whose status just changed can sit in two status
   // partitions at once (the new entry already there, the old one not yet removed). Its entries
-  // count once toward the page, and all of them are passed, so each partition resumes after its
-  // own; `listConversations` shows the one its item says is current.
+  // count once toward the page, and all of them at or above the page's end are passed;
+  // `listConversations` shows the one its item says is current.
   const taken: typeof candidates = [];
   const counted = new Set<string>();
+  let full = false;
   for (const candidate of candidates) {
+    if (horizon !== undefined && candidate.recency < horizon) break;
     const id = String(candidate.entry.pk);
     if (!counted.has(id)) {
-      if (counted.size === query.limit) break;
+      if (counted.size === query.limit) {
+        full = true;
+        break;
+      }
       counted.add(id);
     }
     taken.push(candidate);
   }
-  const next: Positions = { ...positions };
-  for (const partition of partitions) if (!open.includes(partition)) next[partition.pk] = null;
-  for (const read of reads) {
-    const mine = taken.filter((candidate) => candidate.read === read);
-    const last = mine.at(-1)?.entry;
-    const allTaken = mine.length === read.found.length;
-    const resumeAfter = (entry: Item) => ({
-      pk: entry.pk,
-      sk: entry.sk,
-      [`${read.partition.index}pk`]: entry[`${read.partition.index}pk`],
-      [`${read.partition.index}sk`]: entry[`${read.partition.index}sk`],
-    });
-    if (allTaken && read.exhausted) next[read.partition.pk] = null;
-    else if (allTaken && read.scannedTo) next[read.partition.pk] = read.scannedTo;
-    else if (last) next[read.partition.pk] = resumeAfter(last);
-    // Nothing of it taken yet: it resumes where it started.
-  }
-  const more = partitions.some((partition) => next[partition.pk] !== null);
-  return { page: taken.map((candidate) => candidate.entry), next: more ? next : null };
+  const last = taken.at(-1);
+  // Every candidate at or above the horizon was taken when the page did not fill: nothing between
+  // the last one and the horizon matches, so the next page starts below the horizon.
+  const next = full && last ? last.recency : (horizon ?? null);
+  return { page: taken.map((candidate) => candidate.entry), next };
 }
 
 /**
@@ -190,9 +207,12 @@ async function visitorPage(
   return { page, next: ordered.length > query.limit && last ? position(last) : null };
 }
 
-/** What a cursor of this listing holds: partition positions, or a visitor listing's last position. */
+/**
+ * What a cursor of this listing holds: the last sort key served (`<lastMessageAt>#<id>`), below
+ * which every partition resumes, or a visitor listing's last position.
+ */
 interface ListingCursor {
-  p?: Positions;
+  before?: string;
   a?: [string, string];
 }
 
@@ -227,16 +247,16 @@ export async function listConversations(
     page = read.page;
     next = read.next ? { a: read.next } : null;
   } else {
-    if (cursor && (typeof cursor.p !== 'object' || cursor.p === null)) throw malformedCursor();
+    if (cursor && typeof cursor.before !== 'string') throw malformedCursor();
     const listing = keys.conversationListPartition;
     const partitions: Partition[] = query.operatorId
-      ? [listing.operator(orgId, query.operatorId)]
+      ? listing.operatorShards(orgId, query.operatorId)
       : query.status
-        ? [listing.status(orgId, query.status)]
-        : conversationStatuses.map((status) => listing.status(orgId, status));
-    const read = await recentPage(partitions, cursor?.p, query, since);
+        ? listing.statusShards(orgId, query.status)
+        : conversationStatuses.flatMap((status) => listing.statusShards(orgId, status));
+    const read = await recentPage(partitions, cursor?.before, query, since);
     page = read.page;
-    next = read.next ? { p: read.next } : null;
+    next = read.next !== null ? { before: read.next } : null;
   }
   // Each key once: BatchGetItem refuses a request that names one twice.
   const unique = [...new Map(page.map((entry) => [`${entry.pk}|${entry.sk}`, tableKey(entry)])).values()];
@@ -259,9 +279,9 @@ export async function listConversations(
 
 /**
  * Incremental sync (`updatedSince`): the organization's conversations by `updatedAt`, oldest first,
- * from gsi1's `CONVS#UPDATED` entries (kept for soft-deleted ones), read by key and checked against
- * the listing's other filters; `{ data, nextCursor, done }` as the events feed. A filtered page may
- * be short: the cursor still moves past every entry read.
+ * from gsi1's `CONVS#UPDATED#<n>` entries (kept for soft-deleted ones), every shard merged, read by
+ * key and checked against the listing's other filters; `{ data, nextCursor, done }` as the events
+ * feed. A filtered page may be short: the cursor still moves past every entry read.
  */
 export async function syncConversations(
   orgId: string,
@@ -278,7 +298,7 @@ export async function syncConversations(
     query.tag,
   ]);
   const read = await syncPage(orgId, queryId, {
-    partition: { index: 'gsi1', pk: keys.conversationUpdated(orgId, '', '').gsi1pk },
+    partitions: keys.conversationListPartition.updatedShards(orgId),
     since: updatedSince,
     cursor: query.cursor,
     limit: query.limit,

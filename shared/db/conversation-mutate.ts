@@ -1,7 +1,12 @@
 import type { Actor } from '../conversations/actor';
 import type { StoredConversation } from '../conversations/state';
 import { PreconditionFailedError } from '../errors';
-import { type ChangeFacts, implicationsOf, impliedWrites } from './conversation-implications';
+import {
+  type ChangeFacts,
+  implicationsOf,
+  impliedWrites,
+  verifyOperators,
+} from './conversation-implications';
 import { conversationStateWrite } from './conversation-item';
 import { liveConversation } from './conversation-reads';
 import { ConcurrentChangeError, RetryBudget, transact, type Write } from './transaction';
@@ -44,6 +49,7 @@ export async function mutate<T>(
   options: MutateOptions = {},
 ): Promise<T> {
   const budget = options.budget ?? new RetryBudget();
+  const verified = new Set<string>();
   for (let attempt = 1; ; attempt++) {
     const current =
       (attempt === 1 ? options.initial : undefined) ?? (await liveConversation(orgId, conversationId));
@@ -53,12 +59,10 @@ export async function mutate<T>(
     }
     const { next, writes = [], result } = await change(current);
     if (!next && writes.length === 0) return result;
+    const implied = next ? [implicationsOf(current, next, options.facts)] : [];
+    await verifyOperators(orgId, implied, verified);
     const actions = next
-      ? [
-          conversationStateWrite(current, next),
-          ...writes,
-          ...impliedWrites(orgId, [implicationsOf(current, next, options.facts)]),
-        ]
+      ? [conversationStateWrite(current, next), ...writes, ...impliedWrites(orgId, implied)]
       : writes;
     try {
       await transact(actions, { budget });

@@ -10,7 +10,7 @@ import { getConversation } from './conversation-reads';
  * - conversation-item.ts: the stored item, its state write on `rev`, the liveness condition;
  * - conversation-reads.ts: strongly consistent reads of live conversations;
  * - conversation-create.ts: a new conversation with its first message;
- * - conversation-implications.ts: what a change implies (events, audit entries, counters, team load);
+ * - conversation-implications.ts: what a change implies (events, audit entries, team load);
  * - conversation-mutate.ts: read, change, write on `rev` with retries, one conversation at a time;
  * - conversation-bulk.ts: one change for many conversations, in chunks of one transaction each;
  * - conversation-append.ts: the append protocol of a message post (and conversation-first-response.ts);

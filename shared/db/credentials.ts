@@ -98,8 +98,10 @@ export const credentials = {
       revokedAt: null,
       ...record,
     };
+    // Read, not checked on the organization's item in the transaction (every credential and
+    // operator write of the tenant would queue on it); organizations are never deleted.
+    if (!(await organizations.get(orgId, { consistent: true }))) return undefined;
     const failed = await transactUnlessConditionFails([
-      organizations.existsCheck(orgId),
       { Put: { TableName: tableName, Item: { ...keys.apiKey(orgId, record.id), ...item } } },
       orgAudit.write(orgId, {
         ...by,
@@ -108,7 +110,6 @@ export const credentials = {
         details: { name: record.name, scopes: record.scopes },
       }),
     ]);
-    if (failed === 0) return undefined;
     if (failed !== undefined) throw new ConcurrentChangeError();
     return { ...record, key: minted.token };
   },

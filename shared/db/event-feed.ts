@@ -9,6 +9,7 @@ import { db, tableName, ttlSeconds } from './client';
 import { decodeCursor, encodeCursor } from './cursor';
 import { type DomainEvent, type DomainEventType, toDomainEvent } from './events';
 import { keys } from './keys';
+import { EVENT_SHARDS } from './shards';
 
 /**
  * Events younger than this are not served yet (see `feed`). An event's id is stamped at each send of
@@ -16,28 +17,44 @@ import { keys } from './keys';
  * can hold for most of a second; the contract allows an event to appear up to 5 s after its commit.
  */
 export const FEED_SETTLE_MS = 2_000;
-const MAX_FEED_PAGES = 10;
+/** Rounds of Queries (each to the shards that need one, together) a page may take when filtered. */
+const MAX_FEED_ROUNDS = 10;
+
+/** One shard partition as the merge reads it. */
+interface ShardRead {
+  pk: string;
+  /** Items read and kept by the filter, not served yet, in sort key order. */
+  pending: Record<string, unknown>[];
+  /** The last sort key the shard's Queries evaluated: everything up to it is read. */
+  readTo: string | undefined;
+  startKey: Record<string, unknown> | undefined;
+  exhausted: boolean;
+}
 
 /**
  * The organization's events, oldest first. Ids are minted when their transaction is sent, before
  * it commits, so two writers in the same instant may commit out of id order; serving only events
  * older than FEED_SETTLE_MS means a cursor never moves past an event that has yet to appear.
+ *
+ * The events lie in EVENT_SHARDS partitions (keys.event), merged here by sort key: below the settled
+ * end every shard is complete, so the merge is the organization's exact id order. The cursor holds
+ * the last sort key a page covered (`after`), and the next page reads every shard past it.
  */
 export async function feed(
   orgId: string,
   query: { cursor?: string | undefined; limit: number; types?: readonly DomainEventType[] | undefined },
 ): Promise<{ data: DomainEvent[]; nextCursor: string | null; done: boolean }> {
   const queryId = `events:${[...(query.types ?? [])].sort().join(',')}`;
-  const given = query.cursor ? decodeCursor(query.cursor, orgId, queryId) : undefined;
+  const after = query.cursor ? afterOf(decodeCursor(query.cursor, orgId, queryId)) : undefined;
   const settledEnd = keys.eventKeyAt(clock.nowMs() - FEED_SETTLE_MS);
-  const partition = keys.eventsPartition(orgId);
+  // ' ' sorts below every character of a sort key, so `after + ' '` is the first key past `after`.
+  const from = after !== undefined ? `${after} ` : keys.eventPrefix;
   // A tail cursor minted by an instance whose clock runs slightly ahead may sit past this settled
-  // end; DynamoDB refuses a start key outside the key condition, and there is nothing to read yet.
-  const caughtUp = given !== undefined && String(given.sk) >= settledEnd;
-  let startKey = given;
+  // end; DynamoDB refuses a BETWEEN whose bounds are reversed, and there is nothing to read yet.
+  if (from > settledEnd) return { data: [], nextCursor: query.cursor ?? null, done: true };
+
   const values: Record<string, unknown> = {
-    ':pk': partition,
-    ':from': keys.eventPrefix,
+    ':from': from,
     ':until': settledEnd,
     ':now': ttlSeconds(clock.nowMs()),
   };
@@ -49,44 +66,96 @@ export async function feed(
     'expiresAt > :now',
     ...(types.length ? [`#type IN (${types.map((_, i) => `:t${i}`).join(', ')})`] : []),
   ];
-  const data: DomainEvent[] = [];
-  let lastReturned: Record<string, unknown> | undefined;
-  let overflow = false;
+  // The single partition's read budget, shared: ids hash evenly, so each shard holds about a
+  // quarter of the next page, and one that runs short is read again alone.
+  const shardLimit = Math.ceil(Math.max(50, query.limit * 2) / EVENT_SHARDS);
   let scanned = 0;
-  for (let page = 0; page < MAX_FEED_PAGES && !caughtUp; page++) {
+  const readPage = async (shard: ShardRead): Promise<void> => {
     const result = await db.send(
       new QueryCommand({
         TableName: tableName,
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :until',
         FilterExpression: filter.join(' AND '),
         ...(types.length ? { ExpressionAttributeNames: { '#type': 'type' } } : {}),
-        ExpressionAttributeValues: values,
-        Limit: Math.max(50, query.limit * 2),
-        ExclusiveStartKey: startKey,
+        ExpressionAttributeValues: { ...values, ':pk': shard.pk },
+        Limit: shardLimit,
+        ExclusiveStartKey: shard.startKey,
       }),
     );
     scanned += result.ScannedCount ?? 0;
-    for (const item of result.Items ?? []) {
-      if (data.length === query.limit) {
-        overflow = true;
+    shard.pending.push(...(result.Items ?? []));
+    shard.startKey = result.LastEvaluatedKey;
+    shard.exhausted = result.LastEvaluatedKey === undefined;
+    if (result.LastEvaluatedKey) shard.readTo = String(result.LastEvaluatedKey.sk);
+  };
+
+  const shards: ShardRead[] = keys
+    .eventsPartitions(orgId)
+    .map((pk) => ({ pk, pending: [], readTo: undefined, startKey: undefined, exhausted: false }));
+  const data: DomainEvent[] = [];
+  let lastServed: string | undefined;
+  let rounds = 0;
+  // Where the page ends when a filter leaves the rounds short of a full page: everything up to it
+  // has been read in every shard, so the next page starts there without reading it again.
+  let readThrough: string | undefined;
+  while (data.length < query.limit) {
+    const next = nextPending(shards);
+    const nextSk = next ? String(next.pending[0]?.sk) : undefined;
+    // A shard read only up to below the next candidate may still hold an earlier event.
+    const behind = shards.filter(
+      (shard) =>
+        !shard.exhausted &&
+        shard.pending.length === 0 &&
+        (nextSk === undefined || shard.readTo === undefined || shard.readTo < nextSk),
+    );
+    if (behind.length) {
+      if (rounds === MAX_FEED_ROUNDS) {
+        readThrough = behind.map((shard) => shard.readTo ?? '').reduce((a, b) => (a < b ? a : b));
         break;
       }
-      data.push(toDomainEvent(item));
-      lastReturned = item;
+      rounds += 1;
+      await Promise.all(behind.map(readPage));
+      continue;
     }
-    startKey = result.LastEvaluatedKey;
-    if (overflow || !startKey) break;
+    const item = next?.pending.shift();
+    if (!item) break;
+    data.push(toDomainEvent(item));
+    lastServed = String(item.sk);
   }
-  const resumeAt = overflow && lastReturned ? { pk: lastReturned.pk, sk: lastReturned.sk } : startKey;
-  if (resumeAt) return { data, nextCursor: encodeCursor(orgId, queryId, resumeAt), done: false };
+
+  const caughtUp = shards.every((shard) => shard.exhausted && shard.pending.length === 0);
+  if (!caughtUp) {
+    // A shard left behind at the last round has still read past the last event served.
+    const position = readThrough || lastServed || after;
+    if (position !== undefined)
+      return { data, nextCursor: encodeCursor(orgId, queryId, { after: position }), done: false };
+  }
   // Caught up. The cursor stays for polling: it points at the settled end of the feed (so a poll
-  // with a `types` filter does not read again the events it skipped), or stays where it was.
-  // Null only when there is no event at all to be after.
-  if (caughtUp) return { data, nextCursor: query.cursor ?? null, done: true };
-  const seenAny = scanned > 0 || given !== undefined;
+  // with a `types` filter does not read again the events it skipped). Null only when there is no
+  // event at all to be after.
+  const seenAny = scanned > 0 || after !== undefined;
   return {
     data,
-    nextCursor: seenAny ? encodeCursor(orgId, queryId, { pk: partition, sk: settledEnd }) : null,
+    nextCursor: seenAny ? encodeCursor(orgId, queryId, { after: settledEnd }) : null,
     done: true,
   };
+}
+
+/** The shard whose next pending event comes first, if any shard has one. */
+function nextPending(shards: readonly ShardRead[]): ShardRead | undefined {
+  let first: ShardRead | undefined;
+  for (const shard of shards) {
+    const head = shard.pending[0];
+    if (head && (!first || String(head.sk) < String(first.pending[0]?.sk))) first = shard;
+  }
+  return first;
+}
+
+/**
+ * The last sort key a cursor covered. Cursors minted before the events were sharded hold the
+ * DynamoDB start key of the single partition (`{ pk, sk }`), whose `sk` means the same.
+ */
+function afterOf(position: Record<string, unknown>): string | undefined {
+  const after = position.after ?? position.sk;
+  return typeof after === 'string' ? after : undefined;
 }

@@ -69,7 +69,7 @@ export function eventItem(orgId: string, type: DomainEventType, data: unknown) {
 /**
  * What places an event in time: its id tells the same instant as `timestamp`, on the service clock
  * (as the resource's own times are), so the feed's settled end and the analytics export's part-day
- * reads find events by id.
+ * reads find events by id. The key comes with the id, as the id picks the event's shard partition.
  */
 function eventStamp(orgId: string, nowMs: number) {
   const id = uuidv7(nowMs);
@@ -82,9 +82,10 @@ function eventStamp(orgId: string, nowMs: number) {
 }
 
 /**
- * The event item as sent now: a new id and time of this moment, the rest as built. The transaction
- * carrying it stamps it at each send (shared/db/transaction.ts), so an event commits within one send
- * of its id however long its request waited or retried, and the feed never passes it.
+ * The event item as sent now: a new id (so a new shard and key) and time of this moment, the rest as
+ * built. The transaction carrying it stamps it at each send (shared/db/transaction.ts), so an event
+ * commits within one send of its id however long its request waited or retried, and the feed never
+ * passes it.
  */
 function restampedEvent(item: Record<string, unknown>): Record<string, unknown> {
   return { ...item, ...eventStamp(String(item.organizationId), clock.nowMs()) };

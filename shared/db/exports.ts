@@ -29,12 +29,15 @@ interface Listing {
   pk: string;
 }
 
-/** The most selective listing: the operator's partition, one status partition, or all four. */
+/**
+ * The most selective listing, every shard of it: the operator's partitions, one status's, or all
+ * four statuses'.
+ */
 function listingsOf(orgId: string, filters: ExportFilters): Listing[] {
   const listing = keys.conversationListPartition;
-  if (filters.operatorId) return [listing.operator(orgId, filters.operatorId)];
-  if (filters.status) return [listing.status(orgId, filters.status)];
-  return conversationStatuses.map((status) => listing.status(orgId, status));
+  if (filters.operatorId) return listing.operatorShards(orgId, filters.operatorId);
+  if (filters.status) return listing.statusShards(orgId, filters.status);
+  return conversationStatuses.flatMap((status) => listing.statusShards(orgId, status));
 }
 
 /**
@@ -171,15 +174,18 @@ export async function* conversationsToExport(
   for (;;) {
     const entries: Item[] = [];
     while (entries.length < CHUNK) {
+      // Only the readers whose page ran out send a Query; with a partition per status and shard,
+      // sent one after another they would add up to a round trip each.
+      const heads = await Promise.all(readers.map((reader) => reader.peek()));
       let newest: ListingReader | undefined;
       let newestRecency = '';
-      for (const reader of readers) {
-        const head = await reader.peek();
+      readers.forEach((reader, i) => {
+        const head = heads[i];
         if (head && (!newest || reader.recency(head) > newestRecency)) {
           newest = reader;
           newestRecency = reader.recency(head);
         }
-      }
+      });
       const entry = newest?.take();
       if (!entry) break;
       entries.push(entry);

@@ -3,8 +3,9 @@ import type { Key } from './keys';
 import type { Write } from './transaction';
 
 /**
- * Atomic counters moved inside the transaction of the write that moves them (ADD), never recounted
- * and never from the stream (at least once: it would count some changes twice).
+ * Atomic counters moved by ADD inside a transaction: the write that moves them, or for the daily
+ * aggregates the stream consumer's, beside the markers that make a redelivered record count once
+ * (stats-stream.ts).
  */
 export interface Increment {
   key: Key;

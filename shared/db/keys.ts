@@ -3,6 +3,8 @@
  * organization (`ORG#<orgId>`), or with `PLATFORM` for the few records that belong to no
  * organization, so a query can never reach across tenants. See docs/data-model.md.
  */
+import { allShards, EVENT_SHARDS, LISTING_SHARDS, shardOf } from './shards';
+
 export type AuditCategory = 'ASSIGNMENT' | 'SNOOZE' | 'NOTE' | 'DELETION';
 
 /** A type alias, not an interface, so a key is assignable wherever the SDK wants an attribute map. */
@@ -12,6 +14,20 @@ export type Key = {
 };
 
 const org = (orgId: string): string => `ORG#${orgId}`;
+const eventsPartition = (orgId: string, shard: number): string => `${org(orgId)}#EVENTS#${shard}`;
+
+/**
+ * One shard (`…#<n>`) of each conversation listing that moves with every message; spelled once here
+ * for the entries (`conversationIndexes`, `conversationUpdated`) and the readers alike.
+ */
+const conversationShard = {
+  status: (orgId: string, status: string, shard: number) =>
+    ({ index: 'gsi2', pk: `${org(orgId)}#CONVS#STATUS#${status}#${shard}` }) as const,
+  operator: (orgId: string, operatorId: string, shard: number) =>
+    ({ index: 'gsi3', pk: `${org(orgId)}#CONVS#OPERATOR#${operatorId}#${shard}` }) as const,
+  updated: (orgId: string, shard: number) =>
+    ({ index: 'gsi1', pk: `${org(orgId)}#CONVS#UPDATED#${shard}` }) as const,
+};
 
 export const keys = {
   organization: (orgId: string): Key => ({ pk: org(orgId), sk: 'ORGANIZATION' }),
@@ -163,6 +179,11 @@ export const keys = {
   /**
    * A conversation's listing entries: by status and by operator sorted by `<lastMessageAt>#<id>`
    * (newest first when read backwards), by visitor in creation order (see conversation-listing.ts).
+   * The status and operator entries move (a delete and a put) with every message, and a whole
+   * organization shares them (a bot operator may hold most of its conversations): in one partition
+   * (~1,000 write units a second) they capped a tenant at ~250 posts a second. So they go to one of
+   * LISTING_SHARDS partitions chosen by conversation id: an entry always moves within its own shard,
+   * and the readers merge the shards by sort key.
    */
   conversationIndexes: (c: {
     orgId: string;
@@ -173,37 +194,63 @@ export const keys = {
     lastMessageAt: string;
   }) => {
     const recency = `${c.lastMessageAt}#${c.id}`;
+    const shard = shardOf(c.id, LISTING_SHARDS);
     return {
       // The whole organization is the four status partitions, read together (no fifth entry to move).
-      gsi2pk: `${org(c.orgId)}#CONVS#STATUS#${c.status}`,
+      gsi2pk: conversationShard.status(c.orgId, c.status, shard).pk,
       gsi2sk: recency,
       // Sparse: unassigned conversations are simply absent from the operator index.
-      ...(c.operatorId ? { gsi3pk: `${org(c.orgId)}#CONVS#OPERATOR#${c.operatorId}`, gsi3sk: recency } : {}),
-      // By creation: this entry does not move with every message (the listing sorts a visitor's few).
+      ...(c.operatorId
+        ? { gsi3pk: conversationShard.operator(c.orgId, c.operatorId, shard).pk, gsi3sk: recency }
+        : {}),
+      // By creation: this entry does not move with every message (the listing sorts a visitor's few),
+      // so it needs no shards.
       gsi4pk: `${org(c.orgId)}#CONVS#VISITOR#${c.visitorId}`,
       gsi4sk: c.id,
     };
   },
   /**
    * The incremental-sync entry of a conversation (gsi1, keys only): by `updatedAt`, kept when the
-   * conversation is soft-deleted, so a sync sees the deletion.
+   * conversation is soft-deleted, so a sync sees the deletion. It moves with every message too, so
+   * it is sharded like the listing entries (the same shard, by conversation id).
    */
   conversationUpdated: (orgId: string, updatedAt: string, conversationId: string) => ({
-    gsi1pk: `${org(orgId)}#CONVS#UPDATED`,
+    gsi1pk: conversationShard.updated(orgId, shardOf(conversationId, LISTING_SHARDS)).pk,
     gsi1sk: `${updatedAt}#${conversationId}`,
   }),
+  /**
+   * The partitions the conversation listings read: one shard (a conversation's is
+   * `shardOf(id, LISTING_SHARDS)`), or all of a listing's shards, which a reader merges by sort key.
+   * A visitor's listing is one partition.
+   */
   conversationListPartition: {
-    status: (orgId: string, status: string) =>
-      ({ index: 'gsi2', pk: `${org(orgId)}#CONVS#STATUS#${status}` }) as const,
-    operator: (orgId: string, operatorId: string) =>
-      ({ index: 'gsi3', pk: `${org(orgId)}#CONVS#OPERATOR#${operatorId}` }) as const,
+    status: conversationShard.status,
+    statusShards: (orgId: string, status: string) =>
+      allShards(LISTING_SHARDS).map((shard) => conversationShard.status(orgId, status, shard)),
+    operator: conversationShard.operator,
+    operatorShards: (orgId: string, operatorId: string) =>
+      allShards(LISTING_SHARDS).map((shard) => conversationShard.operator(orgId, operatorId, shard)),
+    updated: conversationShard.updated,
+    updatedShards: (orgId: string) =>
+      allShards(LISTING_SHARDS).map((shard) => conversationShard.updated(orgId, shard)),
     visitor: (orgId: string, visitorId: string) =>
       ({ index: 'gsi4', pk: `${org(orgId)}#CONVS#VISITOR#${visitorId}` }) as const,
   },
 
-  /** The organization's domain events (outbox and events feed), time-ordered by UUIDv7. */
-  event: (orgId: string, eventId: string): Key => ({ pk: `${org(orgId)}#EVENTS`, sk: `EVENT#${eventId}` }),
-  eventsPartition: (orgId: string) => `${org(orgId)}#EVENTS`,
+  /**
+   * The organization's domain events (outbox and events feed), time-ordered by UUIDv7 within each of
+   * `EVENT_SHARDS` partitions, the one its id hashes to: an event is written in the transaction of
+   * its change at 2 write units per KB, so one partition (~1,000 WCU/s) would cap a tenant at ~500
+   * events/s. Readers query every shard and merge by sort key (docs/data-model.md).
+   */
+  event: (orgId: string, eventId: string): Key => ({
+    pk: eventsPartition(orgId, shardOf(eventId, EVENT_SHARDS)),
+    sk: `EVENT#${eventId}`,
+  }),
+  eventsPartition: (orgId: string, shard: number) => eventsPartition(orgId, shard),
+  /** Every partition of the organization's events, shard 0 first. */
+  eventsPartitions: (orgId: string): string[] =>
+    allShards(EVENT_SHARDS).map((shard) => eventsPartition(orgId, shard)),
   eventPrefix: 'EVENT#',
   /**
    * The sort key between the events minted before `ms` and those minted at or after it: UUIDv7 ids
@@ -348,6 +395,15 @@ export const keys = {
     sk: `OPERATOR_DAY#${day}#${operatorId}`,
   }),
   statsOperatorDayPrefix: 'OPERATOR_DAY#',
+  /**
+   * The marker of a stream record counted into the daily aggregates (stats-stream.ts): its
+   * redelivery finds it and adds nothing. Spread over 16 partitions by the record's id, since every
+   * counted record of the organization writes one; expires after the stream's retention.
+   */
+  countedRecord: (orgId: string, streamEventId: string): Key => ({
+    pk: `${org(orgId)}#COUNTED#${shardOf(streamEventId, 16)}`,
+    sk: `RECORD#${streamEventId}`,
+  }),
 
   /** A survey response lives with its conversation (listed by it); the locator finds it by id. */
   survey: (orgId: string, conversationId: string, surveyId: string): Key => ({

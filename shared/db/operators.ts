@@ -12,7 +12,7 @@ import { type AuditBy, orgAudit, systemActor } from './org-audit';
 import { organizations } from './organizations';
 import { project } from './project';
 import { queryPrefix } from './query';
-import { ConcurrentChangeError, mustExist, transactUnlessConditionFails, type Write } from './transaction';
+import { ConcurrentChangeError, transactUnlessConditionFails } from './transaction';
 
 export type { Operator };
 
@@ -49,8 +49,11 @@ export const operators = {
     by: AuditBy = systemActor,
   ): Promise<CreateOperatorResult> {
     const operator: Operator = { id: uuidv7(), orgId, ...input, createdAt: clock.nowIso() };
+    // Read, not checked on the organization's item in the transaction (every credential and
+    // operator write of the tenant would queue on it); organizations are never deleted.
+    if (!(await organizations.get(orgId, { consistent: true })))
+      return { ok: false, reason: 'organization_missing' };
     const failed = await transactUnlessConditionFails([
-      organizations.existsCheck(orgId),
       {
         Put: {
           TableName: tableName,
@@ -81,8 +84,7 @@ export const operators = {
         details: { name: operator.name, email: operator.email, role: operator.role },
       }),
     ]);
-    if (failed === 0) return { ok: false, reason: 'organization_missing' };
-    if (failed === 1) return { ok: false, reason: 'email_taken' };
+    if (failed === 0) return { ok: false, reason: 'email_taken' };
     if (failed !== undefined) throw new ConcurrentChangeError();
     return { ok: true, operator };
   },
@@ -141,10 +143,5 @@ export const operators = {
     );
     const present = new Set(found.map((item) => String(item.id)));
     return new Set(wanted.filter((id) => !present.has(id)));
-  },
-
-  /** A transaction condition that the operator exists in the organization, failing with `error` otherwise. */
-  existsCheck(orgId: string, operatorId: string, error: () => Error): Write {
-    return mustExist(keys.operator(orgId, operatorId), error);
   },
 };

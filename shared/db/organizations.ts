@@ -97,17 +97,6 @@ export const organizations = {
 
   fromItem,
 
-  /** A transaction item that holds only while the organization exists (writes under it fail otherwise). */
-  existsCheck(orgId: string) {
-    return {
-      ConditionCheck: {
-        TableName: tableName,
-        Key: keys.organization(orgId),
-        ConditionExpression: 'attribute_exists(pk)',
-      },
-    };
-  },
-
   /** Writes only the given fields; `undefined` when the organization does not exist. */
   async update(
     orgId: string,

@@ -2,34 +2,27 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type DayTotals, emptyTotals, FRT_BUCKETS, frtBucketOf } from '../analytics/counters';
 import { addDays, dayOf } from '../analytics/days';
 import type { ActiveSurvey, StoredConversation } from '../conversations/state';
-import type { Message } from '../schemas/message';
 import { db, tableName } from './client';
 import type { Increment } from './increments';
 import { keys } from './keys';
+import { shardOf as shardOfValue } from './shards';
 
 /**
- * The organization's daily aggregates: what moves them (increments that go into the transaction of
- * the write that moves them) and how they are read back (one Query per counter family over a day
- * range, shards summed in memory). See docs/data-model.md, "Daily aggregates".
+ * The organization's daily aggregates: what moves them (increments counted from the table's stream,
+ * stats-stream.ts) and how they are read back (one Query per counter family over a day range, shards
+ * summed in memory). See docs/data-model.md, "Daily aggregates".
  */
 
 /**
- * How many items hold one day's organization counters. Every message of an organization moves
- * today's counters, and two transactions on one item at once cancel each other (TransactionConflict):
- * spread over 8 items chosen by conversation, writers of different conversations meet 8 times less
- * often, while a 90-day read stays under 1 MB (≤ 720 items of ~0.5 KB).
+ * How many items hold one day's organization counters. The stream's consumers of different shards
+ * count at once, and two transactions on one item at once cancel each other (TransactionConflict):
+ * spread over 8 items, they meet 8 times less often, while a 90-day read stays under 1 MB (≤ 720
+ * items of ~0.5 KB).
  */
 export const STATS_SHARDS = 8;
 
-/** FNV-1a of the conversation id: the same conversation always lands on the same shard. */
-export function shardOf(conversationId: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < conversationId.length; i++) {
-    hash ^= conversationId.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return (hash >>> 0) % STATS_SHARDS;
-}
+/** The same conversation always lands on the same shard. */
+export const shardOf = (conversationId: string): number => shardOfValue(conversationId, STATS_SHARDS);
 
 /** Attribute names of a shard item (short: the item is rewritten by most messages, in 1 KB units). */
 const attr = {
@@ -82,49 +75,37 @@ function firstResponseCounters(firstResponseTimeMs: number): Record<string, numb
   };
 }
 
-/** What a message adds: one message of its sender's kind, and the first response when it is one. */
-function messageCounters(before: StoredConversation, after: StoredConversation, message: Message) {
-  const add: Record<string, number> = {};
-  if (message.senderType === 'visitor') add[attr.visitorMessages] = 1;
-  if (message.senderType === 'operator') add[attr.operatorMessages] = 1;
-  if (before.firstResponseTimeMs === null && after.firstResponseTimeMs !== null)
-    Object.assign(add, firstResponseCounters(after.firstResponseTimeMs));
-  return add;
-}
-
 export const stats = {
-  /** A new conversation, and its first message if it has one: counted on its creation day. */
-  conversationStarted(
-    conversation: StoredConversation,
-    before: StoredConversation,
-    first: Message | undefined,
-  ): Increment[] {
-    const add = { [attr.created]: 1, ...(first ? messageCounters(before, conversation, first) : {}) };
-    return [dayCounters(conversation.organizationId, dayOf(conversation.createdAt), conversation.id, add)];
-  },
-
-  /** A message posted to `before`, which became `after`. */
-  messagePosted(before: StoredConversation, after: StoredConversation, message: Message): Increment[] {
+  /** A new conversation, counted on its creation day (its first message is counted as a message). */
+  conversationStarted(conversation: StoredConversation): Increment[] {
     return [
-      dayCounters(
-        after.organizationId,
-        dayOf(message.createdAt),
-        after.id,
-        messageCounters(before, after, message),
-      ),
+      dayCounters(conversation.organizationId, dayOf(conversation.createdAt), conversation.id, {
+        [attr.created]: 1,
+      }),
     ];
   },
 
-  /** The first response of a conversation, `message`, counted on its day (apart from the message itself). */
+  /** A message of a visitor or an operator, on the day it was sent. */
+  messagesCounted(
+    orgId: string,
+    day: string,
+    conversationId: string,
+    senderType: 'visitor' | 'operator',
+  ): Increment[] {
+    const name = senderType === 'visitor' ? attr.visitorMessages : attr.operatorMessages;
+    return [dayCounters(orgId, day, conversationId, { [name]: 1 })];
+  },
+
+  /** The first response of a conversation, given at `respondedAt`, counted on its day. */
   firstResponse(
     conversation: StoredConversation,
-    message: Pick<Message, 'createdAt'>,
+    respondedAt: string,
     firstResponseTimeMs: number,
   ): Increment[] {
     return [
       dayCounters(
         conversation.organizationId,
-        dayOf(message.createdAt),
+        dayOf(respondedAt),
         conversation.id,
         firstResponseCounters(firstResponseTimeMs),
       ),

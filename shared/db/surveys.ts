@@ -53,8 +53,8 @@ function deactivation(orgId: string, conversationId: string, surveyId: string, n
 export const surveys = {
   /**
    * One transaction on the conversation's `rev`: the response, its locator, the conversation's
-   * `activeSurvey`, and (implied by that: conversation-implications.ts) the CSAT counters of today
-   * and of the conversation's operator. A response
+   * `activeSurvey` (from which the stream moves the CSAT counters of today and of the conversation's
+   * operator: stats-stream.ts). A response
    * already active is 409 (two racing creates: one commits, the other re-reads and meets it).
    * `check` applies the caller's rules to every state read; a missing conversation is NotFoundError.
    */
@@ -133,7 +133,7 @@ export const surveys = {
 
   /**
    * Soft delete: `isActive` false, and when the response counts in CSAT, the conversation's
-   * `activeSurvey` cleared and (implied by that) the counters of its day and operator subtracted,
+   * `activeSurvey` cleared (the stream then subtracts it from the counters of its day and operator),
    * in one transaction on the conversation's `rev`. Repeating succeeds without writing. A response
    * whose conversation was deleted no longer counts (the deletion subtracted it): only the record
    * changes. False when there is no such response; `check` may refuse the caller (thrown).

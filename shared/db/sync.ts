@@ -11,44 +11,77 @@ import { decodeCursor, encodeCursor } from './cursor';
  */
 export const SYNC_SETTLE_MS = 3_500;
 
+/** A partition an incremental sync reads: its index and its partition key value. */
+export interface SyncPartition {
+  index: string;
+  pk: string;
+}
+
+type Entry = Record<string, unknown>;
+
 /**
  * One page of an incremental sync over an index sorted by `<updatedAt>#<id>`: entries after the
  * cursor's sort key (or from `since`), up to the settled end (changes older than SYNC_SETTLE_MS), so
  * a change committed late is never passed by a cursor. The cursor holds the last sort key served:
  * an entry that changes again moves past it and is served again, nothing else is.
+ *
+ * A listing spread over shards (`partitions`, one Query each, in parallel) is merged ascending: a
+ * shard read up to its `limit` (or its 1 MB page) is known only that far, so the page stops at the
+ * lowest such point and every shard resumes from the same sort key. `done` only when every shard
+ * was read to the settled end and all of it served.
  */
 export async function syncPage(
   orgId: string,
   queryId: string,
   options: {
-    partition: { index: string; pk: string };
+    partitions: readonly SyncPartition[];
     since: string;
     cursor: string | undefined;
     limit: number;
   },
-): Promise<{ entries: Record<string, unknown>[]; nextCursor: string; done: boolean }> {
-  const n = options.partition.index.slice(-1);
+): Promise<{ entries: Entry[]; nextCursor: string; done: boolean }> {
   const after = options.cursor ? String(decodeCursor(options.cursor, orgId, queryId).after ?? '') : undefined;
   // ' ' sorts below every character of a sort key, so `after + ' '` is the first key past `after`.
   const from = after !== undefined ? `${after} ` : options.since;
   const settled = new Date(clock.nowMs() - SYNC_SETTLE_MS).toISOString();
-  const entries: Record<string, unknown>[] = [];
-  let done = true;
-  if (from < settled) {
-    const { Items = [], LastEvaluatedKey } = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: options.partition.index,
-        KeyConditionExpression: `gsi${n}pk = :pk AND gsi${n}sk BETWEEN :from AND :to`,
-        ExpressionAttributeValues: { ':pk': options.partition.pk, ':from': from, ':to': settled },
-        ScanIndexForward: true,
-        Limit: options.limit,
-      }),
-    );
-    entries.push(...Items);
-    done = LastEvaluatedKey === undefined && Items.length < options.limit;
-  }
-  const lastKey = entries.at(-1)?.[`gsi${n}sk`];
-  const position = lastKey !== undefined ? String(lastKey) : (after ?? options.since);
-  return { entries, nextCursor: encodeCursor(orgId, queryId, { after: position }), done };
+  const cursorAt = (key: string | undefined) =>
+    encodeCursor(orgId, queryId, { after: key ?? after ?? options.since });
+  if (from >= settled) return { entries: [], nextCursor: cursorAt(undefined), done: true };
+  const reads = await Promise.all(
+    options.partitions.map(async (partition) => {
+      const n = partition.index.slice(-1);
+      const sortKey = `gsi${n}sk`;
+      const { Items = [], LastEvaluatedKey } = await db.send(
+        new QueryCommand({
+          TableName: tableName,
+          IndexName: partition.index,
+          KeyConditionExpression: `gsi${n}pk = :pk AND ${sortKey} BETWEEN :from AND :to`,
+          ExpressionAttributeValues: { ':pk': partition.pk, ':from': from, ':to': settled },
+          ScanIndexForward: true,
+          Limit: options.limit,
+        }),
+      );
+      const ended = LastEvaluatedKey === undefined && Items.length < options.limit;
+      const readTo = LastEvaluatedKey?.[sortKey] ?? Items.at(-1)?.[sortKey];
+      return {
+        found: Items.map((entry) => ({ entry, key: String(entry[sortKey]) })),
+        readTo: ended || readTo === undefined ? undefined : String(readTo),
+      };
+    }),
+  );
+  // Past the lowest point a shard was read to, more of that shard may follow: the page stops there.
+  const horizon = reads
+    .flatMap((read) => (read.readTo === undefined ? [] : [read.readTo]))
+    .reduce<string | undefined>((low, key) => (low === undefined || key < low ? key : low), undefined);
+  const merged = reads
+    .flatMap((read) => read.found)
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const served = merged
+    .filter((candidate) => horizon === undefined || candidate.key <= horizon)
+    .slice(0, options.limit);
+  return {
+    entries: served.map((candidate) => candidate.entry),
+    nextCursor: cursorAt(served.at(-1)?.key),
+    done: horizon === undefined && served.length === merged.length,
+  };
 }

@@ -1,6 +1,5 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { keys } from '../db/keys';
+import { imageOf } from '../db/stream-image';
 import { searchConfigOf } from './schema';
 
 /**
@@ -162,27 +161,6 @@ export function rowsOfItem(item: Record<string, unknown>, removed = false): Inde
   return [];
 }
 
-/**
- * An item image as plain values. Attributes the index never reads may not convert (an empty
- * attribute value, as DynamoDB Local's stream shows some binary ones): they are left out rather than
- * failing the record.
- */
-function imageOf(image: Record<string, AttributeValue>): Record<string, unknown> {
-  try {
-    return unmarshall(image);
-  } catch {
-    const item: Record<string, unknown> = {};
-    for (const [name, value] of Object.entries(image)) {
-      try {
-        Object.assign(item, unmarshall({ [name]: value }));
-      } catch {
-        // Left out: see above.
-      }
-    }
-    return item;
-  }
-}
-
 /** The rows a stream record stands for (its new image, or the old one of a removal). */
 export function rowsOfStreamRecord(record: {
   eventName?: string | undefined;
@@ -195,5 +173,5 @@ export function rowsOfStreamRecord(record: {
 }): IndexRow[] {
   const image = record.eventName === 'REMOVE' ? record.dynamodb?.OldImage : record.dynamodb?.NewImage;
   if (!image) return [];
-  return rowsOfItem(imageOf(image as Record<string, AttributeValue>), record.eventName === 'REMOVE');
+  return rowsOfItem(imageOf(image) ?? {}, record.eventName === 'REMOVE');
 }

@@ -57,13 +57,15 @@ export async function rebuildIndex(options: {
       new GetCommand({ TableName: tableName, Key: keys.organization(orgId) }),
     );
     if (organization.Item) await writeRows(pool, rowsOfItem(organization.Item));
-    // Live conversations are in the four status partitions of gsi2; deleted ones are never searched.
+    // Live conversations are in the four status listings of gsi2, each spread over shards; deleted
+    // ones are never searched.
     const conversationIds: string[] = [];
     for (const status of ['open', 'pending', 'snoozed', 'closed'] as const) {
-      const listing = keys.conversationListPartition.status(orgId, status);
-      for await (const entry of partition(listing.pk, listing.index, `${listing.index}pk`)) {
-        const owner = keys.parseConversationPartition(String(entry.pk));
-        if (owner) conversationIds.push(owner.conversationId);
+      for (const listing of keys.conversationListPartition.statusShards(orgId, status)) {
+        for await (const entry of partition(listing.pk, listing.index, `${listing.index}pk`)) {
+          const owner = keys.parseConversationPartition(String(entry.pk));
+          if (owner) conversationIds.push(owner.conversationId);
+        }
       }
     }
     let pending: IndexRow[] = [];

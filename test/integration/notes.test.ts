@@ -89,6 +89,12 @@ async function partition(pk: string, prefix: string): Promise<Record<string, unk
   return items;
 }
 
+/** The organization's events, from every shard partition of them. */
+async function storedEvents(orgId: string): Promise<Record<string, unknown>[]> {
+  const shards = await Promise.all(keys.eventsPartitions(orgId).map((pk) => partition(pk, keys.eventPrefix)));
+  return shards.flat();
+}
+
 describe('writing and listing notes', () => {
   it('takes the author from the credential and lists newest first with names and mentions', async () => {
     const conversationId = await newConversation();
@@ -141,7 +147,7 @@ describe('writing and listing notes', () => {
       expect(listed.body).toEqual({ data: [byAdmin.body, byKey.body, byOperator.body] });
     }
 
-    const [event] = (await partition(keys.eventsPartition(tenant.orgId), keys.eventPrefix))
+    const [event] = (await storedEvents(tenant.orgId))
       .map(toDomainEvent)
       .filter((item) => item.type === 'note.created' && (item.data as Note).id === byOperator.body.id);
     expect(event?.data).toEqual(byOperator.body);
@@ -263,7 +269,7 @@ describe('deleting notes', () => {
       noteId: note.id,
       actor: { type: 'operator', id: tenant.operatorId },
     });
-    const events = (await partition(keys.eventsPartition(tenant.orgId), keys.eventPrefix))
+    const events = (await storedEvents(tenant.orgId))
       .map(toDomainEvent)
       .filter((item) => item.type === 'note.deleted' && (item.data as { id: string }).id === note.id);
     expect(events).toHaveLength(1);

@@ -7,6 +7,7 @@ import {
   createVisitor,
   type Tenant,
 } from '../helpers/api';
+import { eventually } from '../helpers/eventually';
 
 /**
  * Survey (CSAT) responses through the local gateway: who may answer for whom, one active response
@@ -60,11 +61,19 @@ async function visitorWithConversation(owner: Tenant = tenant, operatorId?: stri
 const answer = (body: Record<string, unknown>, token = tenant.apiKey) =>
   call<Survey>('POST', '/api/surveys', { token, body });
 
-const csat = async (owner: Tenant = tenant) => {
-  const response = await call<Csat>('GET', '/api/analytics/csat?period=7d', { token: owner.apiKey });
-  expect(response.status, response.text).toBe(200);
-  return response.body;
+/**
+ * The organization's CSAT figures once `settled` holds for them, or as they stand when the wait is
+ * over: the counters follow the responses from the table's stream, within moments.
+ */
+const csat = async (owner: Tenant = tenant, settled: (figures: Csat) => boolean = () => true) => {
+  const read = async () => {
+    const response = await call<Csat>('GET', '/api/analytics/csat?period=7d', { token: owner.apiKey });
+    expect(response.status, response.text).toBe(200);
+    return response.body;
+  };
+  return eventually(read, settled, { timeoutMs: 20_000, intervalMs: 200 });
 };
+const responses = (count: number) => (figures: Csat) => figures.totalResponses === count;
 
 beforeAll(async () => {
   [tenant, other] = await Promise.all([createTenant(), createTenant()]);
@@ -193,11 +202,11 @@ describe('DELETE /api/surveys/{id}', () => {
     const { visitorToken, conversationId } = await visitorWithConversation(owner, owner.operatorId);
     const first = await answer({ conversationId, score: 1 }, visitorToken);
     expect(first.status, first.text).toBe(201);
-    expect((await csat(owner)).totalResponses).toBe(1);
+    expect((await csat(owner, responses(1))).totalResponses).toBe(1);
 
     const deleted = await call('DELETE', `/api/surveys/${first.body.id}`, { token: owner.apiKey });
     const again = await call('DELETE', `/api/surveys/${first.body.id}`, { token: owner.operatorSession });
-    const afterDelete = await csat(owner);
+    const afterDelete = await csat(owner, responses(0));
     const second = await answer({ conversationId, score: 5 }, visitorToken);
 
     expect(deleted.status, deleted.text).toBe(200);
@@ -217,7 +226,10 @@ describe('DELETE /api/surveys/{id}', () => {
       [first.body.id, false],
     ]);
     expect(listed.body.data[1]?.deactivatedAt).not.toBeNull();
-    const figures = await csat(owner);
+    const figures = await csat(
+      owner,
+      (settled) => settled.totalResponses === 1 && settled.averageScore === 5,
+    );
     expect(figures).toMatchObject({
       totalResponses: 1,
       averageScore: 5,
@@ -314,7 +326,7 @@ describe('CSAT counters', () => {
     await answer({ conversationId: b.conversationId, score: 2 }, b.visitorToken);
     await answer({ conversationId: c.conversationId, score: 4 }, c.visitorToken);
     const doomed = await answer({ conversationId: d.conversationId, score: 1 }, d.visitorToken);
-    expect((await csat(owner)).totalResponses).toBe(4);
+    expect((await csat(owner, responses(4))).totalResponses).toBe(4);
 
     // A response deleted, then its conversation deleted: nothing is subtracted twice.
     await call('DELETE', `/api/surveys/${doomed.body.id}`, { token: owner.apiKey });
@@ -325,7 +337,10 @@ describe('CSAT counters', () => {
     expect(bulk.status, bulk.text).toBe(200);
     // Its conversation is gone, the record stays: deleting it still succeeds and changes no figure.
     const late = await call('DELETE', `/api/surveys/${doomed.body.id}`, { token: owner.apiKey });
-    const figures = await csat(owner);
+    const figures = await csat(
+      owner,
+      (settled) => settled.totalResponses === 2 && settled.averageScore === 4.5,
+    );
 
     expect(late.status).toBe(200);
     expect(figures).toMatchObject({
@@ -342,13 +357,14 @@ describe('CSAT counters', () => {
     const owner = await createTenant();
     const a = await visitorWithConversation(owner, owner.operatorId);
     const survey = await answer({ conversationId: a.conversationId, score: 3 }, a.visitorToken);
+    expect((await csat(owner, responses(1))).totalResponses).toBe(1);
     await call('POST', '/api/conversations/bulk-delete', {
       token: owner.apiKey,
       body: { conversationIds: [a.conversationId] },
     });
-    const afterDeletion = await csat(owner);
+    const afterDeletion = await csat(owner, responses(0));
     const deleted = await call('DELETE', `/api/surveys/${survey.body.id}`, { token: owner.apiKey });
-    const afterSurveyDelete = await csat(owner);
+    const afterSurveyDelete = await csat(owner, responses(0));
 
     expect(afterDeletion).toMatchObject({ totalResponses: 0, byOperator: [] });
     expect(deleted.status).toBe(200);

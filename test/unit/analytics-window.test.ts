@@ -402,7 +402,8 @@ describe('countSpans reads', () => {
           };
         return {
           Items:
-            input.ExpressionAttributeValues[':from'] === keys.eventKeyAt(span.from - COMMIT_WINDOW_MS)
+            input.ExpressionAttributeValues[':from'] === keys.eventKeyAt(span.from - COMMIT_WINDOW_MS) &&
+            input.ExpressionAttributeValues[':pk'] === answer.pk
               ? [answer]
               : [],
         };
@@ -427,13 +428,19 @@ describe('countSpans reads', () => {
     const queries = ddb.commandCalls(QueryCommand).map((call) => call.args[0].input);
     const eventRanges = queries
       .filter((input) => !input.IndexName)
-      .map((input) => [input.ExpressionAttributeValues?.[':from'], input.ExpressionAttributeValues?.[':to']]);
+      .map((input) =>
+        [':pk', ':from', ':to'].map((name) => String(input.ExpressionAttributeValues?.[name])).join(' '),
+      );
     const widened = { from: span.from - COMMIT_WINDOW_MS, to: span.to + COMMIT_WINDOW_MS };
-    expect(eventRanges).toEqual([
+    // Every hour of the span, in each shard partition of the events.
+    const hours = [
       [keys.eventKeyAt(widened.from), keys.eventKeyAt(widened.from + 3_600_000)],
       [keys.eventKeyAt(widened.from + 3_600_000), keys.eventKeyAt(widened.from + 7_200_000)],
       [keys.eventKeyAt(widened.from + 7_200_000), keys.eventKeyAt(widened.to)],
-    ]);
+    ];
+    expect(eventRanges.sort()).toEqual(
+      hours.flatMap((hour) => keys.eventsPartitions(orgId).map((pk) => [pk, ...hour].join(' '))).sort(),
+    );
     expect(queries.find((input) => input.IndexName)).toMatchObject({
       IndexName: 'gsi1',
       ExpressionAttributeValues: {

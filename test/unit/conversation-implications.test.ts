@@ -5,7 +5,6 @@ import { type ChangeFacts, implicationsOf, impliedWrites } from '../../shared/db
 import { newConversation } from '../../shared/db/conversations';
 import { eventDataOf } from '../../shared/db/events';
 import type { Write } from '../../shared/db/transaction';
-import { ValidationError } from '../../shared/errors';
 import { ids, visitorExample } from '../../shared/schemas/examples';
 
 const ORG = ids.organization;
@@ -40,7 +39,8 @@ function conversation(changes: Partial<StoredConversation> = {}): StoredConversa
 
 /** What a change implies, as integrators, the audit history, the dashboards and the teams see it. */
 function implied(before: StoredConversation, after: StoredConversation, facts: ChangeFacts = { actor }) {
-  const writes = impliedWrites(ORG, [implicationsOf(before, after, facts)]);
+  const implications = implicationsOf(before, after, facts);
+  const writes = impliedWrites(ORG, [implications]);
   return {
     events: writes.flatMap(({ action }) => {
       const item = action.Put?.Item;
@@ -66,7 +66,10 @@ function implied(before: StoredConversation, after: StoredConversation, facts: C
         { team: sk.slice('TEAM#'.length), delta: action.Update?.ExpressionAttributeValues?.[':delta'] ?? 0 },
       ];
     }),
-    operatorChecks: writes.flatMap((write) => operatorCheckOf(write)),
+    /** Operators the change must find before its transaction (read, not checked on their items). */
+    operatorChecks: implications.operators,
+    /** Actions on operator items: none, so assignments to one busy operator never queue on it. */
+    operatorItemActions: writes.flatMap((write) => operatorItemOf(write)),
   };
 }
 
@@ -83,18 +86,15 @@ function addsOf(update: Write['action']['Update']): Record<string, number> {
   );
 }
 
-/** The operator a reference check requires, with the error it answers when missing. */
-function operatorCheckOf({ action, onConditionFailed }: Write) {
-  const sk = String(action.ConditionCheck?.Key?.sk);
-  if (!sk.startsWith('OPERATOR#')) return [];
-  const error = onConditionFailed?.();
-  return [
-    { operatorId: sk.slice('OPERATOR#'.length), field: error instanceof ValidationError && error.details },
-  ];
+/** The operator item an action touches, if any. */
+function operatorItemOf({ action }: Write) {
+  const key = action.ConditionCheck?.Key ?? action.Update?.Key ?? action.Put?.Item;
+  const sk = String(key?.sk);
+  return sk.startsWith('OPERATOR#') ? [sk] : [];
 }
 
 describe('what a conversation change implies', () => {
-  it('a close: conversation.updated and conversation.closed, one more closed today, the team one fewer open', () => {
+  it('a close: conversation.updated and conversation.closed, the team one fewer open, no day counter in the transaction', () => {
     const before = conversation({ teamId: SUPPORT, operatorId: OPERATOR });
     const after = withChange(before, { status: 'closed' }, NOW);
     const { events, audit, counters, teams, realtime } = implied(before, after);
@@ -102,14 +102,15 @@ describe('what a conversation change implies', () => {
     expect(events[1]?.data).toMatchObject({ id: ids.conversation, status: 'closed', version: 2 });
     expect(audit).toEqual([]);
     expect(realtime).toEqual([]);
-    expect(counters).toEqual([{ closed: 1 }]);
+    // Counted from the stream (stats-stream.test.ts), never in the request's transaction.
+    expect(counters).toEqual([]);
     expect(teams).toEqual([{ team: SUPPORT, delta: -1 }]);
   });
 
   it('an assignment: an ASSIGNMENT entry naming who did it, conversation.assigned, and the operator must exist', () => {
     const before = conversation();
     const after = withChange(before, { operatorId: OPERATOR }, NOW);
-    const { events, audit, counters, teams, operatorChecks } = implied(before, after);
+    const { events, audit, counters, teams, operatorChecks, operatorItemActions } = implied(before, after);
     expect(events.map((event) => event.type)).toEqual(['conversation.updated', 'conversation.assigned']);
     expect(audit).toEqual([
       {
@@ -122,9 +123,8 @@ describe('what a conversation change implies', () => {
         actor,
       },
     ]);
-    expect(operatorChecks).toEqual([
-      { operatorId: OPERATOR, field: expect.objectContaining({ field: 'operatorId' }) },
-    ]);
+    expect(operatorChecks).toEqual([OPERATOR]);
+    expect(operatorItemActions).toEqual([]);
     expect(counters).toEqual([]);
     expect(teams).toEqual([]);
   });
@@ -145,7 +145,7 @@ describe('what a conversation change implies', () => {
         actor,
       },
     ]);
-    expect(operatorChecks.map((check) => check.operatorId)).toEqual([OTHER_OPERATOR]);
+    expect(operatorChecks).toEqual([OTHER_OPERATOR]);
     expect(teams).toEqual([
       { team: SUPPORT, delta: -1 },
       { team: BILLING, delta: 1 },
@@ -175,7 +175,7 @@ describe('what a conversation change implies', () => {
     ]);
   });
 
-  it('a deletion: conversation.deleted and a DELETION entry, its survey response no longer counted', () => {
+  it('a deletion: conversation.deleted and a DELETION entry, the team one fewer open', () => {
     const survey = {
       surveyId: '019a7c1e-5e30-7f54-8a65-5b76c87d9c01',
       score: 4,
@@ -189,7 +189,7 @@ describe('what a conversation change implies', () => {
       { type: 'conversation.deleted', data: { id: ids.conversation, deletedAt: NOW, version: 2 } },
     ]);
     expect(audit).toEqual([{ category: 'DELETION', type: 'conversation.deleted', actor }]);
-    expect(counters).toEqual([{ csatCount: -1, csatSum: -4, csat4: -1 }]);
+    expect(counters).toEqual([]);
     expect(teams).toEqual([{ team: SUPPORT, delta: -1 }]);
   });
 
@@ -204,7 +204,7 @@ describe('what a conversation change implies', () => {
     expect(() => implicationsOf(before, withChange(before, { operatorId: OPERATOR }, NOW))).toThrow(/actor/);
   });
 
-  it('a bulk close implies exactly what single closes imply, the counters summed per item', () => {
+  it('a bulk close implies exactly what single closes imply, the team counts summed', () => {
     const one = conversation({ teamId: SUPPORT });
     const two = { ...conversation({ teamId: SUPPORT }), id: '019a7c1e-5e30-7f54-8a65-5b76c87d9b02' };
     const close = (current: StoredConversation) => withChange(current, { status: 'closed' }, NOW);

@@ -9,6 +9,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, describe, expect, it } from 'vitest';
 import { listConversations } from '../../shared/db/conversation-listing';
 import { keys } from '../../shared/db/keys';
+import { LISTING_SHARDS, shardOf } from '../../shared/db/shards';
 import { uuidv7 } from '../../shared/ids';
 import type { ListConversationsQuery } from '../../shared/schemas/conversation';
 import { conversationExample } from '../../shared/schemas/examples';
@@ -43,23 +44,31 @@ function conversation(status: string, lastMessageAt: string): Item {
 const entry = (item: Item, status: string, lastMessageAt = String(item.lastMessageAt)): Item => ({
   pk: item.pk,
   sk: item.sk,
-  gsi2pk: keys.conversationListPartition.status(orgId, status).pk,
+  gsi2pk: keys.conversationListPartition.status(orgId, status, shardOf(String(item.id), LISTING_SHARDS)).pk,
   gsi2sk: `${lastMessageAt}#${String(item.id)}`,
   priority: item.priority,
   tags: item.tags,
 });
 
 /**
- * Serves `entries` as the index's status partitions (newest first, `Limit` and start keys as
- * DynamoDB reads them) and `items` as the table; BatchGetItem refuses a key named twice, as AWS
- * does (ValidationException).
+ * Serves `entries` as the index's status partitions (newest first, the sort key's bounds, `Limit`
+ * and start keys as DynamoDB reads them) and `items` as the table; BatchGetItem refuses a key named
+ * twice, as AWS does (ValidationException).
  */
 function serve(entries: Item[], items: Item[]): void {
   ddb.reset();
   ddb.on(QueryCommand).callsFake((input: QueryCommandInput) => {
-    const pk = input.ExpressionAttributeValues?.[':pk'];
+    const values = input.ExpressionAttributeValues ?? {};
+    const pk = values[':pk'];
+    const since = values[':since'] as string | undefined;
+    const before = values[':before'] as string | undefined;
+    const inclusive = input.KeyConditionExpression?.includes('BETWEEN') ?? false;
     const partition = entries
       .filter((candidate) => candidate.gsi2pk === pk)
+      .filter(({ gsi2sk }) => since === undefined || String(gsi2sk) >= since)
+      .filter(
+        ({ gsi2sk }) => before === undefined || String(gsi2sk) < before || (inclusive && gsi2sk === before),
+      )
       .sort((a, b) => String(b.gsi2sk).localeCompare(String(a.gsi2sk)));
     const after = input.ExclusiveStartKey?.gsi2sk;
     const start = after === undefined ? 0 : partition.findIndex((e) => e.gsi2sk === after) + 1;
@@ -82,11 +91,14 @@ function serve(entries: Item[], items: Item[]): void {
 }
 
 /** Every page of the listing of all statuses, `limit` at a time: [id, status] in order. */
-async function listAll(limit: number): Promise<[string, string][]> {
+async function listAll(
+  limit: number,
+  filters: Partial<ListConversationsQuery> = {},
+): Promise<[string, string][]> {
   const listed: [string, string][] = [];
   let cursor: string | undefined;
   for (let pages = 0; pages < 20; pages++) {
-    const query = { limit, ...(cursor ? { cursor } : {}) } as ListConversationsQuery;
+    const query = { ...filters, limit, ...(cursor ? { cursor } : {}) } as ListConversationsQuery;
     const page = await listConversations(orgId, query, undefined);
     expect(page.data.length).toBeLessThanOrEqual(limit);
     listed.push(...page.data.map((found): [string, string] => [found.id, found.status]));
@@ -132,5 +144,56 @@ describe('the listing of every status while an index lags', () => {
         [open.id, 'open'],
       ]);
     }
+  });
+});
+
+/** A conversation whose id falls in `shard` of the listings. */
+function inShard(shard: number, status: string, lastMessageAt: string, priority: string): Item {
+  for (;;) {
+    const item: Item = { ...conversation(status, lastMessageAt), priority };
+    if (shardOf(String(item.id), LISTING_SHARDS) === shard) return item;
+  }
+}
+
+describe('the listing merged over shards', () => {
+  it('waits for a shard that a sparse filter left half read, so a newer match there is not passed', async () => {
+    // Shard 0 holds 600 newer conversations the filter drops: a page reads 10 Queries of them and
+    // stops. Its one match (950 s) is newer than shard 1's, which was read to its end.
+    const instant = (seconds: number) => new Date(Date.parse(at(0)) + seconds * 1000).toISOString();
+    const noise = Array.from({ length: 600 }, (_, i) => inShard(0, 'open', instant(1000 + i), 'low'));
+    const newest = inShard(0, 'open', instant(950), 'high');
+    const older = [inShard(1, 'open', instant(900), 'high'), inShard(1, 'closed', instant(200), 'high')];
+    const items = [...noise, newest, ...older];
+    serve(
+      items.map((item) => entry(item, String(item.status))),
+      items,
+    );
+    for (const limit of [1, 2, 10]) {
+      expect(await listAll(limit, { priority: 'high' })).toEqual([
+        [newest.id, 'open'],
+        [older[0]?.id, 'open'],
+        [older[1]?.id, 'closed'],
+      ]);
+    }
+  });
+
+  it('holds only the last sort key served in its cursor, whatever the number of partitions', async () => {
+    const items = Array.from({ length: 40 }, (_, i) =>
+      conversation(['open', 'pending', 'snoozed', 'closed'][i % 4] ?? 'open', at(i)),
+    );
+    serve(
+      items.map((item) => entry(item, String(item.status))),
+      items,
+    );
+    const page = await listConversations(orgId, { limit: 5 } as ListConversationsQuery, undefined);
+    expect(page.data.map((found) => found.id)).toEqual(
+      items
+        .slice(-5)
+        .reverse()
+        .map((item) => item.id),
+    );
+    expect(page.nextCursor?.length).toBeLessThan(300);
+    expect(new Set(items.map((item) => shardOf(String(item.id), LISTING_SHARDS))).size).toBeGreaterThan(1);
+    expect((await listAll(7)).map(([id]) => id)).toEqual(items.map((item) => item.id).reverse());
   });
 });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type Key, keys } from '../../shared/db/keys';
+import { LISTING_SHARDS, shardOf } from '../../shared/db/shards';
 import { uuidv7 } from '../../shared/ids';
 
 /** Every partition key the table can hold for one organization, through every builder. */
@@ -39,8 +40,8 @@ function partitionKeysOf(orgId: string): string[] {
     lastMessageAt: '2026-11-21T10:00:00.000Z',
   });
   const listings = [
-    keys.conversationListPartition.status(orgId, 'open'),
-    keys.conversationListPartition.operator(orgId, id),
+    keys.conversationListPartition.status(orgId, 'open', 0),
+    keys.conversationListPartition.operator(orgId, id, 0),
     keys.conversationListPartition.visitor(orgId, id),
   ];
   return [
@@ -139,10 +140,45 @@ describe('keys', () => {
     const indexes = keys.conversationIndexes(c);
 
     // Assess
-    expect(indexes.gsi2pk).toBe(keys.conversationListPartition.status(c.orgId, 'pending').pk);
-    expect(indexes.gsi3pk).toBe(keys.conversationListPartition.operator(c.orgId, c.operatorId ?? '').pk);
+    const shard = shardOf(c.id, LISTING_SHARDS);
+    expect(indexes.gsi2pk).toBe(keys.conversationListPartition.status(c.orgId, 'pending', shard).pk);
+    expect(indexes.gsi3pk).toBe(
+      keys.conversationListPartition.operator(c.orgId, c.operatorId ?? '', shard).pk,
+    );
     expect(indexes.gsi4pk).toBe(keys.conversationListPartition.visitor(c.orgId, c.visitorId).pk);
-    expect(keys.conversationListPartition.operator(c.orgId, 'x').index).toBe('gsi3');
+    expect(keys.conversationListPartition.operator(c.orgId, 'x', 0).index).toBe('gsi3');
+    expect(keys.conversationUpdated(c.orgId, c.lastMessageAt, c.id).gsi1pk).toBe(
+      keys.conversationListPartition.updated(c.orgId, shard).pk,
+    );
+  });
+
+  it('keeps a conversation in one shard of each moving listing, and the shards cover the listing', () => {
+    // Prepare
+    const orgId = uuidv7();
+    const conversations = Array.from({ length: 64 }, () => conversation({ orgId, operatorId: 'bot' }));
+
+    // Act
+    const statusShards = keys.conversationListPartition.statusShards(orgId, 'open').map((p) => p.pk);
+    const operatorShards = keys.conversationListPartition.operatorShards(orgId, 'bot').map((p) => p.pk);
+    const updatedShards = keys.conversationListPartition.updatedShards(orgId).map((p) => p.pk);
+
+    // Assess: a message moves the entries within their shard; every entry is in a shard a reader reads.
+    expect(new Set([...statusShards, ...operatorShards, ...updatedShards]).size).toBe(3 * LISTING_SHARDS);
+    for (const c of conversations) {
+      const [was, now] = [
+        keys.conversationIndexes(c),
+        keys.conversationIndexes({ ...c, lastMessageAt: '2026-11-21T10:05:00.000Z' }),
+      ];
+      expect(now.gsi2pk).toBe(was.gsi2pk);
+      expect(now.gsi3pk).toBe(was.gsi3pk);
+      expect(statusShards).toContain(now.gsi2pk);
+      expect(operatorShards).toContain(now.gsi3pk);
+      expect(keys.conversationUpdated(orgId, '2026-11-21T10:05:00.000Z', c.id).gsi1pk).toBe(
+        keys.conversationUpdated(orgId, c.lastMessageAt, c.id).gsi1pk,
+      );
+      expect(updatedShards).toContain(keys.conversationUpdated(orgId, c.lastMessageAt, c.id).gsi1pk);
+    }
+    expect(new Set(conversations.map((c) => keys.conversationIndexes(c).gsi2pk)).size).toBeGreaterThan(1);
   });
 
   it('sorts conversation listings by lastMessageAt', () => {
