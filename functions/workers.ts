@@ -66,40 +66,69 @@ export interface WorkerDefinition {
   reservedConcurrency: number;
 }
 
-export const workerDefinitions: readonly WorkerDefinition[] = [
+/**
+ * One part of the table stream's general reader (`stream-router`): the records of its entities, in
+ * stream order, handed to its module (`functions/workers/<name>.ts`, exporting `handler`) as Lambda
+ * would hand them to a worker of its own.
+ */
+export interface StreamPart {
+  name: string;
+  description: string;
+  /** The entity tags of the records it takes (new image). */
+  entities: readonly string[];
+  /** Records older than this are dropped unread (a notice minutes late is noise); none: all. */
+  maxRecordAgeSeconds?: number;
+}
+
+/**
+ * AWS advises at most two readers per shard of a table's stream and throttles the others: the
+ * table has two, this router (whose parts share one batch, each running on its own records at once,
+ * so no part waits for another) and the search index's worker, which lives in the index's network
+ * (no route to SQS or the WebSocket API). See docs/architecture.md, "One reader, its parts".
+ */
+export const streamRouterParts = [
   {
     name: 'realtime-push',
-    reservedConcurrency: 10,
     description: 'pushes each realtime notice to the open WebSocket connections of its audience',
+    entities: ['realtime'],
     // A notice minutes late is noise to the people it was for: give up early, the page reloads anyway.
-    source: {
-      kind: 'stream',
-      batchSize: 100,
-      entities: ['realtime'],
-      retryAttempts: 3,
-      maxRecordAgeSeconds: 600,
-    },
-    timeoutSeconds: 30,
-    table: 'readWrite',
-    sendsTo: [],
-    pushesRealtime: true,
+    maxRecordAgeSeconds: 600,
   },
   {
     name: 'webhook-fanout',
-    reservedConcurrency: 10,
     description:
       'turns each committed domain event into one delivery per subscribed webhook and one notification per subscribed Discord channel',
-    // Webhooks are at least once: retry for hours, leaving 18 h of the stream's 24 h to redrive.
+    entities: ['event'],
+  },
+  {
+    name: 'conversation-deletions',
+    description:
+      'counts conversations and messages into the daily aggregates (once per stream record), hands each newly soft-deleted conversation to the purge queue, and each newly merged or erased visitor to the visitor-jobs queue',
+    entities: ['conversation', 'visitor', 'message'],
+  },
+] as const satisfies readonly StreamPart[];
+
+export type StreamPartName = (typeof streamRouterParts)[number]['name'];
+
+export const workerDefinitions: readonly WorkerDefinition[] = [
+  {
+    name: 'stream-router',
+    reservedConcurrency: 10,
+    description:
+      "reads the table's stream once for the parts that act on it (streamRouterParts): realtime push, webhook fan-out, conversation changes",
+    // The longest of the parts' needs: webhooks are at least once, retried for hours, leaving 18 h
+    // of the stream's 24 h to redrive; a part that wants less (realtime) drops what is too old itself.
     source: {
       kind: 'stream',
       batchSize: 100,
-      entities: ['event'],
+      entities: [...new Set(streamRouterParts.flatMap((part) => part.entities))],
       retryAttempts: 10,
       maxRecordAgeSeconds: 6 * 3600,
     },
     timeoutSeconds: 60,
     table: 'readWrite',
-    sendsTo: ['webhook-deliveries', 'discord-notifications'],
+    sendsTo: ['webhook-deliveries', 'discord-notifications', 'conversation-purge', 'visitor-jobs'],
+    pushesRealtime: true,
   },
   {
     name: 'webhook-delivery',
@@ -110,23 +139,6 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
     table: 'readWrite',
     sendsTo: ['webhook-deliveries'],
     opensWebhookSecrets: true,
-  },
-  {
-    name: 'conversation-deletions',
-    reservedConcurrency: 10,
-    description:
-      'counts conversations and messages into the daily aggregates (once per stream record), hands each newly soft-deleted conversation to the purge queue, and each newly merged or erased visitor to the visitor-jobs queue',
-    // One reader for these: a shard serves two readers well, and more already read it.
-    source: {
-      kind: 'stream',
-      batchSize: 100,
-      entities: ['conversation', 'visitor', 'message'],
-      retryAttempts: 10,
-      maxRecordAgeSeconds: 6 * 3600,
-    },
-    timeoutSeconds: 60,
-    table: 'readWrite',
-    sendsTo: ['conversation-purge', 'visitor-jobs'],
   },
   {
     name: 'conversation-purge',

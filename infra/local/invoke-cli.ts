@@ -88,7 +88,7 @@ async function help(): Promise<string> {
     '  npm run invoke -- conversations events/apigw/conversations-get.json',
     '  npm run invoke -- events/apigw/platform-health.json',
     '  npm run invoke -- conversation-purge events/sqs/conversation-purge.json',
-    '  npm run invoke -- webhook-fanout events/dynamodb/webhook-fanout.json',
+    '  npm run invoke -- stream-router events/dynamodb/stream-router-webhook-fanout.json',
   ].join('\n');
 }
 

@@ -196,8 +196,7 @@ async function main(): Promise<void> {
   if (!options) {
     console.log(`npm run ops:redrive-stream -- --queue-url <stream failure queue url> [--max 10] [--dry-run]
 
-Reads each on-failure message of a DynamoDB stream trigger (realtime-push, webhook-fanout,
-conversation-deletions), reads its records back from the stream (24 h retention), invokes the
+Reads each on-failure message of a DynamoDB stream trigger (stream-router, search-index), reads its records back from the stream (24 h retention), invokes the
 function the message names with them, and deletes the message when the function settled them.
 Uses your AWS credentials and region. See docs/operations.md.`);
     return;

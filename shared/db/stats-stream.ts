@@ -57,12 +57,16 @@ function conversationIncrements(
   before: StoredConversation | undefined,
   after: StoredConversation,
 ): Increment[] {
+  // Every conversation item carries its times; an image without them is none the counters know.
+  if (typeof after.updatedAt !== 'string') return [];
   const increments: Increment[] = [];
-  if (!before) increments.push(...stats.conversationStarted(after));
-  else if (after.status === 'closed' && before.status !== 'closed' && !after.deletedAt)
+  if (!before) {
+    if (typeof after.createdAt === 'string') increments.push(...stats.conversationStarted(after));
+  } else if (after.status === 'closed' && before.status !== 'closed' && !after.deletedAt)
     increments.push(...stats.conversationClosed(after));
-  if ((before?.firstResponseTimeMs ?? null) === null && after.firstResponseTimeMs !== null)
-    increments.push(...stats.firstResponse(after, respondedAt(after), after.firstResponseTimeMs));
+  const responseMs = after.firstResponseTimeMs;
+  if (typeof (before?.firstResponseTimeMs ?? null) !== 'number' && typeof responseMs === 'number')
+    increments.push(...stats.firstResponse(after, respondedAt(after), responseMs));
   increments.push(...surveyIncrements(before, after));
   return increments;
 }
@@ -149,7 +153,11 @@ function actionsOf(chunk: readonly Countable[], nowMs: number): Write[] {
 export async function countRecords(records: readonly DynamoDBRecord[]): Promise<Set<string>> {
   const countables: Countable[] = [];
   for (const record of records) {
-    const increments = incrementsOf(record);
+    // A value that is no number (an image missing what the counters read) would fail the chunk's
+    // transaction on every delivery: it is left out, and the rest of the record counts.
+    const increments = incrementsOf(record).filter((increment) =>
+      Object.values(increment.add).every(Number.isFinite),
+    );
     const orgId = organizationOf(increments);
     if (increments.length && orgId && record.eventID)
       countables.push({ eventId: record.eventID, orgId, increments });

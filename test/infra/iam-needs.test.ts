@@ -188,8 +188,8 @@ describe("each function's role and what its code can call", () => {
         Action: 'dynamodb:PutItem',
         Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
       };
-      expect(check(granting('conversation-deletions', tableWrite)).noise).toEqual([
-        `conversation-deletions: dynamodb:PutItem on <${tableId}.Arn>`,
+      expect(check(granting('search-index', tableWrite)).noise).toEqual([
+        `search-index: dynamodb:PutItem on <${tableId}.Arn>`,
       ]);
     });
   });

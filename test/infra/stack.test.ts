@@ -345,7 +345,7 @@ describe('realtime channel', () => {
     );
     expect(routeKeys.sort()).toEqual(['$connect', '$default', '$disconnect']);
     const pushWorker = ofType('AWS::Lambda::Function').find(
-      ([, fn]) => tagValue(fn, WORKER_TAG) === 'realtime-push',
+      ([, fn]) => tagValue(fn, WORKER_TAG) === 'stream-router',
     );
     expect(pushWorker).toBeDefined();
     const environment = pushWorker?.[1].Properties.Environment as

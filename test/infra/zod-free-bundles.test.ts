@@ -1,7 +1,7 @@
 import type { Metafile } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { groupEntry } from '../../functions/routes';
-import { workerDefinitions, workerEntry } from '../../functions/workers';
+import { streamRouterParts, workerEntry } from '../../functions/workers';
 import { bundleMetafile } from './helpers/bundle-metafile';
 
 /**
@@ -10,20 +10,24 @@ import { bundleMetafile } from './helpers/bundle-metafile';
  * zod-free projections: shared/schemas/projections.ts) keeps it out;
  * one import of a schema module anywhere in its graph would bring it back unnoticed.
  */
-const ZOD_FREE_WORKERS = ['webhook-fanout'];
+const ZOD_FREE_STREAM_PARTS = ['webhook-fanout'];
 
 const isZod = (input: string): boolean =>
   input.startsWith('node_modules/zod/') || input === 'shared/schemas/zod.ts';
 
-/** How zod gets in: from the entry, each chain of imports that ends at a module of zod. */
-function chainsToZod(metafile: Metafile, entry: string): string[] {
+/**
+ * How zod gets in: from the entry, each chain of imports that ends at a module of zod. `eager`
+ * follows static imports only: what evaluating the entry alone evaluates.
+ */
+function chainsToZod(metafile: Metafile, entry: string, { eager = false } = {}): string[] {
   const chains = new Map<string, string[]>([[entry, [entry]]]);
   const queue = [entry];
   const found = new Set<string>();
   while (queue.length) {
     const current = queue.shift() ?? '';
     const chain = chains.get(current) ?? [];
-    for (const { path } of metafile.inputs[current]?.imports ?? []) {
+    for (const { path, kind } of metafile.inputs[current]?.imports ?? []) {
+      if (eager && kind === 'dynamic-import') continue;
       if (isZod(path)) found.add([...chain, path].join(' → '));
       else if (!chains.has(path)) {
         chains.set(path, [...chain, path]);
@@ -35,12 +39,19 @@ function chainsToZod(metafile: Metafile, entry: string): string[] {
 }
 
 describe('bundles without zod', () => {
-  it.each(ZOD_FREE_WORKERS)('the %s worker bundles no zod', async (name) => {
-    expect(workerDefinitions.map((worker) => worker.name)).toContain(name);
-    const metafile = await bundleMetafile(name, workerEntry(name));
-    expect(chainsToZod(metafile, workerEntry(name))).toEqual([]);
-    expect(Object.keys(metafile.inputs).filter(isZod)).toEqual([]);
-  });
+  it.each(ZOD_FREE_STREAM_PARTS)(
+    'the %s stream part bundles no zod, nor does the router before a part loads',
+    async (name) => {
+      expect(streamRouterParts.map((part) => part.name)).toContain(name);
+      const part = await bundleMetafile(name, workerEntry(name));
+      expect(chainsToZod(part, workerEntry(name))).toEqual([]);
+      expect(Object.keys(part.inputs).filter(isZod)).toEqual([]);
+      // The router loads each part on the first batch with records for it: a batch of events alone
+      // evaluates the router and this part, never zod.
+      const router = await bundleMetafile('stream-router', workerEntry('stream-router'));
+      expect(chainsToZod(router, workerEntry('stream-router'), { eager: true })).toEqual([]);
+    },
+  );
 
   it('authentication, which every API function loads, builds no zod schema', async () => {
     // It reads the organization's chatbot configuration; its bounds once came with the chatbot

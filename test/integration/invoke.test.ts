@@ -60,9 +60,10 @@ const expected: Record<string, Expected> = {
   'events/sqs/discord-delivery.json': { failures: 0 },
   // Deliberately invalid: its one message is reported back, for SQS to retry and dead-letter.
   'events/sqs/conversation-purge-invalid.json': { failures: 1 },
-  'events/dynamodb/webhook-fanout.json': { failures: 0 },
-  'events/dynamodb/realtime-push.json': { failures: 0 },
-  'events/dynamodb/conversation-deletions.json': { failures: 0 },
+  // The stream router's parts, each given its own records.
+  'events/dynamodb/stream-router-webhook-fanout.json': { failures: 0 },
+  'events/dynamodb/stream-router-realtime-push.json': { failures: 0 },
+  'events/dynamodb/stream-router-conversation-changes.json': { failures: 0 },
 };
 
 /** The resource names of the local stack (`infra/local/stack.ts`). */

@@ -40,7 +40,7 @@ describe('npm run invoke: which function an event is for', () => {
   });
 
   it('knows every group, the realtime handler and the workers by name', () => {
-    for (const name of ['platform', 'conversations', 'webhooks', 'realtime', 'webhook-fanout'])
+    for (const name of ['platform', 'conversations', 'webhooks', 'realtime', 'stream-router'])
       expect(findTarget(name)?.name).toBe(name);
     expect(findTarget('routes')).toBeUndefined();
   });
