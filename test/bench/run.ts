@@ -4,7 +4,9 @@
  * trips per request against DynamoDB Local, and webhook delivery (µs per signature; deliveries per
  * second and event-to-delivery latency end to end on the local stack, to a local receiver), and
  * export volume (peak RSS, messages/s and read units of large exports; a PDF job), and search
- * (index lag, query latency, write cost and rebuild time on a large tenant). Always exits 0
+ * (index lag, query latency, write cost and rebuild time on a large tenant), and the tenant ceiling
+ * (one organization's write units per request, where they land, and the rate its hottest shared
+ * partition allows in AWS; a mixed load under divided partition limits). Always exits 0
  * (2 on an unknown option; `--help` lists them); misses are marked ✗.
  *
  * Each measurement that loads the functions runs in its own process: configuration is read once,
@@ -35,6 +37,7 @@ import { kb, MISS, mark, ms, PASS, progress, section, table, us, type Verdict } 
 import type { RoundTripReport } from './round-trips';
 import { reportRoundTrips } from './round-trips-report';
 import { reportSearch } from './search-report';
+import { reportTenantCeiling, type TenantCeilingResult } from './tenant-ceiling-report';
 
 const TARGETS = {
   bundleBytes: 600 * 1024,
@@ -323,6 +326,23 @@ if (args.contactVolume) {
     contactVolumeError = message(error);
     progress(`${MISS} contacts volume failed: ${contactVolumeError}`);
   }
+}
+
+// ── Phase 10: the tenant ceiling ─────────────────────────────────────────────────────────────────
+
+progress(
+  'the tenant ceiling: each write of one organization 50× with the DynamoDB ledger on, then a mixed load under partition limits ÷ 50 (child process)…',
+);
+let tenantCeiling: TenantCeilingResult | undefined;
+let tenantCeilingError: string | undefined;
+try {
+  // ~2.5 minutes on 2 cores: two stack starts, ~1,500 requests, three 5 s levels.
+  tenantCeiling = await runChild<TenantCeilingResult>('test/bench/tenant-ceiling-main.ts', [], 600_000, {
+    TENANT_CEILING_REPORT: 'off',
+  });
+} catch (error) {
+  tenantCeilingError = message(error);
+  progress(`${MISS} tenant ceiling failed: ${tenantCeilingError}`);
 }
 
 await cleanUp();
@@ -768,6 +788,16 @@ else if (args.contactVolume) {
   section('9. Contacts volume');
   console.log(`  ${MISS} not measured: ${contactVolumeError}`);
   verdicts.push({ what: 'contacts volume', ok: false, detail: contactVolumeError ?? 'failed' });
+}
+
+if (tenantCeiling) {
+  reportTenantCeiling(tenantCeiling);
+  const failed = tenantCeiling.figuresError ?? tenantCeiling.scaled?.error;
+  if (failed) verdicts.push({ what: 'tenant ceiling', ok: false, detail: failed.split('\n')[0] ?? failed });
+} else {
+  section('10. The tenant ceiling');
+  console.log(`  ${MISS} not measured: ${tenantCeilingError}`);
+  verdicts.push({ what: 'tenant ceiling', ok: false, detail: tenantCeilingError ?? 'failed' });
 }
 
 section('Summary');

@@ -34,6 +34,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTable } from '../../infra/local/bootstrap';
 import {
   type DynamoDbSemantics,
+  type LedgerSnapshot,
   readSemanticsConfig,
   startDynamoDbSemantics,
   withAwsSemantics,
@@ -638,6 +639,127 @@ describe('stale eventually consistent reads', () => {
     );
     expect((await db.send(projected)).Responses?.[TableName]).toEqual([{ gsi1pk: `${pk}#listing` }]);
     expect(stale.stats().hiddenByStaleReads).toBeGreaterThanOrEqual(4);
+  });
+});
+
+describe('the ledger (DYNAMODB_LEDGER)', () => {
+  /** A partition's tally in a snapshot: the table's (index null) or an index's, by key value. */
+  const partition = (snapshot: LedgerSnapshot | undefined, index: string | null, key: string) =>
+    snapshot?.partitions.find((each) => each.index === index && each.key === key);
+
+  it('is off by default: no ledger, and its path is not served', async () => {
+    const plain = await layer();
+    expect(plain.ledger).toBeUndefined();
+    expect((await fetch(`${plain.endpoint}/__ledger`)).headers.get('content-type')).not.toBe(
+      'application/json',
+    );
+  });
+
+  it('records the units charged to each partition, and bills an index entry that moves as a delete on its old partition and a put on the new one, ×2 in a transaction', async () => {
+    const on = await layer({ DYNAMODB_LEDGER: 'on' });
+    const db = documentClient(on.endpoint);
+    const pk = unique('ledger');
+    const [open, closed, other] = [`${pk}#open`, `${pk}#closed`, unique('other')];
+    await db.send(new PutCommand({ TableName, Item: { pk, sk: 'item', gsi1pk: open, gsi1sk: 'a' } }));
+    await db.send(new PutCommand({ TableName, Item: { pk: other, sk: 'item' } }));
+    on.ledger?.reset();
+
+    await db.send(
+      new UpdateCommand({
+        TableName,
+        Key: { pk, sk: 'item' },
+        UpdateExpression: 'SET gsi1pk = :v',
+        ExpressionAttributeValues: { ':v': closed },
+      }),
+    );
+    let snapshot = on.ledger?.snapshot();
+    expect(snapshot?.requests).toEqual({ UpdateItem: 1 });
+    expect(partition(snapshot, null, pk)).toMatchObject({ writeUnits: 1, writes: 1 });
+    // The layer's throttling sees only the partition the request names (closed); AWS also deletes
+    // the entry from open.
+    expect(partition(snapshot, 'gsi1', open)).toMatchObject({ writeUnits: 1, writes: 1 });
+    expect(partition(snapshot, 'gsi1', closed)).toMatchObject({ writeUnits: 1, writes: 1 });
+
+    // Back to open in a transaction that also checks another item: 2 units a write.
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName,
+              Key: { pk, sk: 'item' },
+              UpdateExpression: 'SET gsi1pk = :v',
+              ExpressionAttributeValues: { ':v': open },
+            },
+          },
+          {
+            ConditionCheck: {
+              TableName,
+              Key: { pk: other, sk: 'item' },
+              ConditionExpression: 'attribute_exists(pk)',
+            },
+          },
+        ],
+      }),
+    );
+    // A write that changes nothing an entry holds costs the index nothing.
+    await db.send(
+      new UpdateCommand({
+        TableName,
+        Key: { pk, sk: 'item' },
+        UpdateExpression: 'SET title = :t',
+        ExpressionAttributeValues: { ':t': 'no index holds it' },
+      }),
+    );
+    // A batch's put bills the entry it adds; a delete, the one it removes.
+    const added = unique('ledger');
+    await db.send(
+      new BatchWriteCommand({
+        RequestItems: {
+          [TableName]: [{ PutRequest: { Item: { pk: added, sk: 'item', gsi1pk: closed, gsi1sk: 'b' } } }],
+        },
+      }),
+    );
+    await db.send(new DeleteCommand({ TableName, Key: { pk, sk: 'item' } }));
+    snapshot = on.ledger?.snapshot();
+    expect(partition(snapshot, null, pk)).toMatchObject({ writeUnits: 1 + 2 + 1 + 1, writes: 4 });
+    expect(partition(snapshot, 'gsi1', open)).toMatchObject({ writeUnits: 1 + 2 + 1, writes: 3 });
+    expect(partition(snapshot, 'gsi1', closed)).toMatchObject({ writeUnits: 1 + 2 + 1, writes: 3 });
+    expect(partition(snapshot, null, other)).toBeUndefined();
+    expect(snapshot?.items.filter((each) => each.transactions > 0)).toEqual(
+      expect.arrayContaining([
+        { table: TableName, pk, sk: 'item', transactions: 1, conflicts: 0 },
+        { table: TableName, pk: other, sk: 'item', transactions: 1, conflicts: 0 },
+      ]),
+    );
+    expect(snapshot?.lastWriteMs).toBeGreaterThan(0);
+
+    // The same on the layer's endpoint: a snapshot, and one taken with a reset.
+    const served = (await (await fetch(`${on.endpoint}/__ledger`)).json()) as LedgerSnapshot;
+    expect(partition(served, 'gsi1', open)?.writeUnits).toBe(4);
+    const taken = (await (
+      await fetch(`${on.endpoint}/__ledger/reset`, { method: 'POST' })
+    ).json()) as LedgerSnapshot;
+    expect(taken.requests.TransactWriteItems).toBe(1);
+    expect(on.ledger?.snapshot().partitions).toEqual([]);
+  });
+
+  it('counts refusals for throughput by partition, and still charges with the limits off', async () => {
+    const limited = await layer({ DYNAMODB_LEDGER: 'charges', DYNAMODB_PARTITION_DIVISOR: '1000' });
+    const db = documentClient(limited.endpoint);
+    const hot = unique('hot');
+    await db.send(new PutCommand({ TableName, Item: { pk: hot, sk: '1' } }));
+    await rejection(db.send(new PutCommand({ TableName, Item: { pk: hot, sk: '2' } })));
+    const snapshot = limited.ledger?.snapshot();
+    expect(snapshot?.mode).toBe('charges');
+    expect(partition(snapshot, null, hot)).toMatchObject({ writeUnits: 1, writes: 1, throttles: 1 });
+    expect(snapshot?.throttles).toBe(1);
+
+    const unlimited = await layer({ DYNAMODB_LEDGER: 'charges', DYNAMODB_PARTITION_LIMITS: 'off' });
+    const free = documentClient(unlimited.endpoint);
+    for (const sk of ['1', '2', '3']) await free.send(new PutCommand({ TableName, Item: { pk: hot, sk } }));
+    expect(partition(unlimited.ledger?.snapshot(), null, hot)).toMatchObject({ writeUnits: 3, throttles: 0 });
+    expect(() => readSemanticsConfig({ DYNAMODB_LEDGER: 'maybe' })).toThrow(/DYNAMODB_LEDGER=maybe/);
   });
 });
 

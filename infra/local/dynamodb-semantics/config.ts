@@ -23,7 +23,15 @@ export interface SemanticsConfig {
   partitionDivisor: number;
   /** `DYNAMODB_STALE_READS_MS`: an eventually consistent read does not see an item written less than this ago (0: off). */
   staleReadsMs: number;
+  /** `DYNAMODB_LEDGER`: what was charged to each partition, for load runs (ledger.ts; off by default). */
+  ledger: LedgerMode;
 }
+
+/**
+ * `full`: the units charged, and index entries billed as AWS bills them (each written item read
+ * before and after); `charges`: the units charged only (no extra reads, for load runs).
+ */
+export type LedgerMode = 'off' | 'full' | 'charges';
 
 export const DEFAULT_SEMANTICS: Readonly<SemanticsConfig> = {
   conflicts: true,
@@ -33,6 +41,7 @@ export const DEFAULT_SEMANTICS: Readonly<SemanticsConfig> = {
   partitionLimits: true,
   partitionDivisor: 1,
   staleReadsMs: 0,
+  ledger: 'off',
 };
 
 /** AWS's per-partition limits (Developer Guide, "Best practices for designing and using partition keys"). */
@@ -58,6 +67,14 @@ function number(env: Env, name: string, fallback: number, minimum: number): numb
   return value;
 }
 
+function ledgerMode(env: Env): LedgerMode {
+  const raw = env.DYNAMODB_LEDGER?.trim().toLowerCase();
+  if (raw === undefined || raw === '' || ['off', 'false', '0', 'no'].includes(raw)) return 'off';
+  if (['on', 'true', '1', 'yes', 'full'].includes(raw)) return 'full';
+  if (raw === 'charges') return 'charges';
+  throw new Error(`DYNAMODB_LEDGER=${env.DYNAMODB_LEDGER}: expected on (full), charges or off`);
+}
+
 /** Whether the layer runs at all (`DYNAMODB_AWS_SEMANTICS`, default on). */
 export function semanticsEnabled(env: Env = process.env): boolean {
   return flag(env, 'DYNAMODB_AWS_SEMANTICS', true);
@@ -73,6 +90,7 @@ export function readSemanticsConfig(env: Env = process.env): SemanticsConfig {
     partitionLimits: flag(env, 'DYNAMODB_PARTITION_LIMITS', DEFAULT_SEMANTICS.partitionLimits),
     partitionDivisor: number(env, 'DYNAMODB_PARTITION_DIVISOR', DEFAULT_SEMANTICS.partitionDivisor, 1e-9),
     staleReadsMs: number(env, 'DYNAMODB_STALE_READS_MS', DEFAULT_SEMANTICS.staleReadsMs, 0),
+    ledger: ledgerMode(env),
   };
 }
 
@@ -87,5 +105,6 @@ export function describeSemantics(config: SemanticsConfig): string {
   if (config.partitionLimits)
     parts.push(`partition limits${config.partitionDivisor !== 1 ? ` ÷${config.partitionDivisor}` : ''}`);
   if (config.staleReadsMs > 0) parts.push(`stale reads ${config.staleReadsMs} ms`);
+  if (config.ledger !== 'off') parts.push(`ledger (${config.ledger}) at /__ledger`);
   return parts.length ? parts.join(', ') : 'nothing (every part off)';
 }

@@ -6,8 +6,9 @@ import type { RunningEmulator } from '../emulators';
 import { describeSemantics, readSemanticsConfig, semanticsEnabled } from './config';
 import { startDynamoDbSemantics } from './server';
 
-export type { SemanticsConfig } from './config';
+export type { LedgerMode, SemanticsConfig } from './config';
 export { DEFAULT_SEMANTICS, readSemanticsConfig, semanticsEnabled } from './config';
+export type { Ledger, LedgerItem, LedgerPartition, LedgerSnapshot } from './ledger';
 export type { DynamoDbSemantics, SemanticsOptions, SemanticsStats } from './server';
 export { startDynamoDbSemantics } from './server';
 

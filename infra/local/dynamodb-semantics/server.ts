@@ -53,6 +53,7 @@ import {
   type TableSchema,
   valueString,
 } from './keys';
+import { LEDGER_PATH, Ledger, type WriteImage } from './ledger';
 import { PartitionThroughput, queryPartitionValue, updateAssignments } from './throughput';
 
 /** Further reads of a Query page cut short by items an index does not show yet. */
@@ -79,6 +80,8 @@ export interface DynamoDbSemantics {
   endpoint: string;
   config: SemanticsConfig;
   stats(): SemanticsStats;
+  /** What was charged to each partition (`config.ledger`); undefined when off. Also at `GET /__ledger`. */
+  ledger: Ledger | undefined;
   close(): Promise<void>;
 }
 
@@ -162,12 +165,16 @@ export async function startDynamoDbSemantics(options: SemanticsOptions): Promise
   const agent = new Agent({ keepAlive: true, scheduling: 'lifo' });
   const conflicts = config.conflicts ? new ConflictTracker() : undefined;
   const recent = new RecentWrites(Math.max(config.indexLagMs, config.staleReadsMs));
+  // The ledger records what the throughput part charges: with the limits off it still charges,
+  // against buckets no request can empty.
   const throughput = config.partitionLimits
     ? new PartitionThroughput(
         PARTITION_READ_UNITS_PER_SECOND / config.partitionDivisor,
         PARTITION_WRITE_UNITS_PER_SECOND / config.partitionDivisor,
       )
-    : undefined;
+    : config.ledger !== 'off'
+      ? new PartitionThroughput(Number.MAX_VALUE, Number.MAX_VALUE)
+      : undefined;
   const counters: Omit<SemanticsStats, 'heldItems'> = {
     requests: 0,
     transactionConflicts: 0,
@@ -242,21 +249,40 @@ export async function startDynamoDbSemantics(options: SemanticsOptions): Promise
   const passThrough = async (call: Call): Promise<void> =>
     relay(call.res, await forward(call.req, call.body));
 
-  const schemas = new SchemaCache(async (table) => {
-    const answer = await send(
+  /** A call of the layer's own, straight to DynamoDB Local: neither held, charged nor counted. */
+  const ownCall = (operation: string, input: unknown): Promise<Upstream> =>
+    send(
       'POST',
       '/',
       {
         host: upstream.host,
         'content-type': 'application/x-amz-json-1.0',
-        'x-amz-target': `${DYNAMODB_TARGET}DescribeTable`,
+        'x-amz-target': `${DYNAMODB_TARGET}${operation}`,
         authorization,
       },
-      json({ TableName: table }),
+      json(input),
       true,
     );
+
+  const describeTable = async (table: string): Promise<unknown> => {
+    const answer = await ownCall('DescribeTable', { TableName: table });
     return answer.status === 200 ? JSON.parse(answer.body.toString('utf8')) : undefined;
-  });
+  };
+
+  const schemas = new SchemaCache(describeTable);
+
+  const ledger =
+    config.ledger === 'off'
+      ? undefined
+      : new Ledger(config.ledger, {
+          describe: describeTable,
+          get: async (table, key) => {
+            const answer = await ownCall('GetItem', { TableName: table, Key: key, ConsistentRead: true });
+            if (answer.status !== 200) throw new Error(`GetItem: ${answer.status}`);
+            return (JSON.parse(answer.body.toString('utf8')) as { Item?: Item }).Item;
+          },
+        });
+  if (ledger && throughput) ledger.watch(throughput);
 
   /** Every table's schema, or undefined when one is unknown (the request then goes as it is). */
   const schemasOf = async (
@@ -307,6 +333,7 @@ export async function startDynamoDbSemantics(options: SemanticsOptions): Promise
 
   const throttled = (call: Call, schema: TableSchema, refused: Touched, kind: 'read' | 'write'): void => {
     counters.throttles += 1;
+    ledger?.throttled(refused.id);
     const resource = refused.index ? `${schema.arn}/index/${refused.index}` : schema.arn;
     fail(call.res, throughputExceeded(resource, Boolean(refused.index), kind));
   };
@@ -380,6 +407,10 @@ export async function startDynamoDbSemantics(options: SemanticsOptions): Promise
     const kind = operation === 'PutItem' ? 'Put' : operation === 'UpdateItem' ? 'Update' : 'Delete';
     const key = schema && itemKey(schema, kind === 'Put' ? input.Item : input.Key);
     if (!schema || !key) return passThrough(call);
+    // Before the checks: from them to the hold nothing awaits.
+    const image = ledger?.images
+      ? await ledger.image(schema.name, kind === 'Put' ? input.Item : input.Key)
+      : undefined;
     if (conflicts?.heldByTransaction(key)) {
       counters.writeConflicts += 1;
       return fail(call.res, transactionConflict());
@@ -397,6 +428,7 @@ export async function startDynamoDbSemantics(options: SemanticsOptions): Promise
     if (answer.status !== 200) return relay(call.res, answer);
     const now = Date.now();
     recent.record(schema.name, key, now);
+    if (image) await ledger?.bill(image, false);
     if (!throughput) return relay(call.res, answer);
     const settled = settle(call, answer);
     chargeWrite(touched, reportsOf(settled.consumed)[0], now);
@@ -534,6 +566,7 @@ export async function startDynamoDbSemantics(options: SemanticsOptions): Promise
     const charged = new Map<string, string[]>();
     let refusedCount = 0;
     let firstRefused: { schema: TableSchema; touched: Touched } | undefined;
+    const refusedPartitions: string[] = [];
     for (const [table, entry] of Object.entries(requested)) {
       const schema = found.get(table) as TableSchema;
       const keep: Item[] = [];
@@ -545,6 +578,7 @@ export async function startDynamoDbSemantics(options: SemanticsOptions): Promise
         if (touched && refusing([touched], 'read', entry.ConsistentRead ? 1 : 0.5, now)) {
           left.push(key);
           firstRefused ??= { schema, touched };
+          refusedPartitions.push(touched.id);
           continue;
         }
         keep.push(key);
@@ -567,6 +601,7 @@ export async function startDynamoDbSemantics(options: SemanticsOptions): Promise
       return throttled(call, firstRefused.schema, firstRefused.touched, 'read');
     }
     counters.throttles += refusedCount;
+    for (const id of refusedPartitions) ledger?.throttled(id);
     const changed = refusedCount || addedBy.size ? { ...input, RequestItems: outgoing } : undefined;
     const body = throughput ? askIndexes(call.body, input, changed) : changed ? json(changed) : call.body;
     const answer = await forward(call.req, body);
@@ -624,10 +659,27 @@ export async function startDynamoDbSemantics(options: SemanticsOptions): Promise
     const now = Date.now();
     const outgoing: Record<string, WriteRequest[]> = {};
     const unprocessed: Record<string, WriteRequest[]> = {};
-    const written: { table: string; key: string; touched: Touched[]; weight: number }[] = [];
+    const written: {
+      table: string;
+      key: string;
+      touched: Touched[];
+      weight: number;
+      image: WriteImage | undefined;
+    }[] = [];
     let left = 0;
     let throttledItems = 0;
     let firstRefused: { schema: TableSchema; touched: Touched } | undefined;
+    const refusedPartitions: string[] = [];
+    // Before the checks: from them to the holds nothing awaits.
+    const images = ledger?.images ? new Map<WriteRequest, WriteImage | undefined>() : undefined;
+    if (images && ledger)
+      await Promise.all(
+        Object.entries(requested).flatMap(([table, writes]) =>
+          writes.map(async (write) =>
+            images.set(write, await ledger.image(table, write.PutRequest?.Item ?? write.DeleteRequest?.Key)),
+          ),
+        ),
+      );
     for (const [table, writes] of Object.entries(requested)) {
       const schema = found.get(table) as TableSchema;
       for (const write of writes) {
@@ -644,13 +696,20 @@ export async function startDynamoDbSemantics(options: SemanticsOptions): Promise
           if (refused) {
             throttledItems += 1;
             firstRefused ??= { schema, touched: refused };
+            refusedPartitions.push(refused.id);
           }
           unprocessed[table] = [...(unprocessed[table] ?? []), write];
           left += 1;
           continue;
         }
         outgoing[table] = [...(outgoing[table] ?? []), write];
-        written.push({ table, key, touched, weight: put ? Math.max(1, Math.ceil(itemSize(put) / 1024)) : 1 });
+        written.push({
+          table,
+          key,
+          touched,
+          weight: put ? Math.max(1, Math.ceil(itemSize(put) / 1024)) : 1,
+          image: images?.get(write),
+        });
       }
     }
     if (written.length === 0 && left > 0) {
@@ -664,6 +723,7 @@ export async function startDynamoDbSemantics(options: SemanticsOptions): Promise
       });
     }
     counters.throttles += throttledItems;
+    for (const id of refusedPartitions) ledger?.throttled(id);
     const changed = left ? { ...input, RequestItems: outgoing } : undefined;
     const release = conflicts?.hold(
       'write',
@@ -680,6 +740,7 @@ export async function startDynamoDbSemantics(options: SemanticsOptions): Promise
     if (answer.status !== 200) return relay(call.res, answer);
     const after = Date.now();
     for (const each of written) recent.record(each.table, each.key, after);
+    await Promise.all(written.map((each) => (each.image ? ledger?.bill(each.image, false) : undefined)));
     let consumed: unknown;
     let out = answer.body;
     if (left) {
@@ -741,10 +802,20 @@ export async function startDynamoDbSemantics(options: SemanticsOptions): Promise
       if (!key) return passThrough(call);
       keys.push(key);
     }
+    const images = ledger?.images
+      ? await Promise.all(
+          actions.map(({ kind, action }) =>
+            kind === 'ConditionCheck'
+              ? undefined
+              : ledger.image(action.TableName as string, kind === 'Put' ? action.Item : action.Key),
+          ),
+        )
+      : undefined;
     // From here to the holds nothing awaits: checks and holds are one step.
     if (token && conflicts?.tokenInFlight(token)) return fail(call.res, transactionInProgress());
     if (conflicts && keys.some((key) => conflicts.inFlight(key))) {
       counters.transactionConflicts += 1;
+      ledger?.conflict(keys.filter((key) => conflicts.inFlight(key)));
       return fail(
         call.res,
         transactionCanceled(keys.map((key) => (conflicts.inFlight(key) ? conflictReason : { Code: 'None' }))),
@@ -757,12 +828,13 @@ export async function startDynamoDbSemantics(options: SemanticsOptions): Promise
         : [],
     );
     const now = Date.now();
-    const reasons: CancellationReason[] = touched.map((each) => {
-      const refused = refusing(each, 'write', 2, now);
-      return refused ? throttleReason(Boolean(refused.index)) : { Code: 'None' };
-    });
+    const refusals = touched.map((each) => refusing(each, 'write', 2, now));
+    const reasons: CancellationReason[] = refusals.map((refused) =>
+      refused ? throttleReason(Boolean(refused.index)) : { Code: 'None' },
+    );
     if (reasons.some((reason) => reason.Code !== 'None')) {
       counters.throttles += 1;
+      for (const refused of refusals) if (refused) ledger?.throttled(refused.id);
       return fail(call.res, transactionCanceled(reasons));
     }
     // The extra hold widens the window on purpose: the cap to AWS's run time is off then.
@@ -782,6 +854,7 @@ export async function startDynamoDbSemantics(options: SemanticsOptions): Promise
     }
     if (answer.status === 200) {
       const after = Date.now();
+      const billed: Promise<void>[] = [];
       actions.forEach(({ kind, action }, i) => {
         if (kind === 'ConditionCheck') return;
         recent.record(action.TableName as string, keys[i] as string, after);
@@ -789,7 +862,11 @@ export async function startDynamoDbSemantics(options: SemanticsOptions): Promise
           kind === 'Put' && action.Item ? 2 * Math.max(1, Math.ceil(itemSize(action.Item) / 1024)) : 2;
         for (const each of touched[i] ?? [])
           throughput?.charge(each.id, 'write', each.index ? 2 : units, after);
+        const image = images?.[i];
+        if (image && ledger) billed.push(ledger.bill(image, true, units));
       });
+      ledger?.transaction(keys);
+      await Promise.all(billed);
     }
     relay(call.res, answer);
   };
@@ -811,6 +888,7 @@ export async function startDynamoDbSemantics(options: SemanticsOptions): Promise
     }
     if (conflicts && keys.some((key) => conflicts.inFlight(key))) {
       counters.transactionConflicts += 1;
+      ledger?.conflict(keys.filter((key) => conflicts.inFlight(key)));
       return fail(
         call.res,
         transactionCanceled(keys.map((key) => (conflicts.inFlight(key) ? conflictReason : { Code: 'None' }))),
@@ -823,6 +901,9 @@ export async function startDynamoDbSemantics(options: SemanticsOptions): Promise
     );
     if (reasons.some((reason) => reason.Code !== 'None')) {
       counters.throttles += 1;
+      touched.forEach((each, i) => {
+        if (reasons[i]?.Code !== 'None') ledger?.throttled(each.id);
+      });
       return fail(call.res, transactionCanceled(reasons));
     }
     const answer = await forward(call.req, askIndexes(call.body, input));
@@ -839,7 +920,10 @@ export async function startDynamoDbSemantics(options: SemanticsOptions): Promise
   /** Table changes: the cached key schema is forgotten. */
   const tableChange = async (call: Call): Promise<void> => {
     const answer = await forward(call.req, call.body);
-    if (call.input.TableName) schemas.forget(call.input.TableName);
+    if (call.input.TableName) {
+      schemas.forget(call.input.TableName);
+      ledger?.forget(call.input.TableName);
+    }
     relay(call.res, answer);
   };
 
@@ -862,6 +946,7 @@ export async function startDynamoDbSemantics(options: SemanticsOptions): Promise
   // --- server -------------------------------------------------------------------------------------
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (ledger && req.url?.startsWith(LEDGER_PATH) && ledger.serve(req, res)) return;
     const body = await readBody(req);
     counters.requests += 1;
     const target = req.headers['x-amz-target'];
@@ -869,6 +954,7 @@ export async function startDynamoDbSemantics(options: SemanticsOptions): Promise
       typeof target === 'string' && target.startsWith(DYNAMODB_TARGET)
         ? target.slice(DYNAMODB_TARGET.length)
         : '';
+    ledger?.request(operation);
     const handler = anyPart ? operations[operation] : undefined;
     if (!handler) return relay(res, await forward(req, body));
     if (typeof req.headers.authorization === 'string') authorization = req.headers.authorization;
@@ -911,6 +997,7 @@ export async function startDynamoDbSemantics(options: SemanticsOptions): Promise
     endpoint: `http://127.0.0.1:${port}`,
     config,
     stats: () => ({ ...counters, heldItems: conflicts?.held() ?? 0 }),
+    ledger,
     close: () =>
       new Promise<void>((resolve) => {
         clearInterval(sweep);
