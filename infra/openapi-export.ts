@@ -1,6 +1,7 @@
 /**
  * `npm run openapi:export`: writes the OpenAPI document of this checkout to `openapi.json` (the file
- * reviewers diff), exactly as `GET /api/openapi.json` serves it for this package version, and the
+ * reviewers diff), as `GET /api/openapi.json` serves it for this package version (but for its server:
+ * `{baseUrl}`, http://localhost:3000 by default, where a deployment names itself), and the
  * typed client's types generated from it by openapi-typescript
  * (`clients/typescript/src/schema.d.ts`). `--check` writes nothing and fails when either is stale.
  */

@@ -42,8 +42,18 @@ export const getOpenApi = (catalog: CatalogLoader) =>
       response: { openapi: '3.1.0', info: { title: 'Customer Conversation Service API', version: '0.1.0' } },
     },
     // Built once (or read from the build's file), then kept: it cannot change while the code does not.
-    handle: async () => ok((await catalog()).openApi, { 'Cache-Control': 'public, max-age=300' }),
+    // Its server is the deployment it was fetched from, so a client generated from it calls here.
+    handle: async ({ baseUrl }) => {
+      const { openApi } = await catalog();
+      const document = baseUrl ? { ...openApi, servers: [servedFrom(baseUrl)] } : openApi;
+      return ok(document, { 'Cache-Control': 'public, max-age=300', Vary: 'Host, X-Forwarded-Proto' });
+    },
   });
+
+/** The server of a served document: where it was fetched from. */
+function servedFrom(baseUrl: string) {
+  return { url: baseUrl, description: 'This deployment: where this document was served from' };
+}
 
 export const getReference = route({
   method: 'GET',

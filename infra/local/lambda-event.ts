@@ -19,6 +19,8 @@ export interface ProxyEventInput {
   sourceIp?: string;
   protocol?: string;
   stage?: string;
+  /** What precedes the path in `requestContext.path`; default `/<stage>` (the execute-api endpoint). */
+  basePath?: string;
 }
 
 function pairs(
@@ -88,7 +90,8 @@ export function proxyEvent(input: ProxyEventInput): APIGatewayProxyEvent {
         userAgent,
         userArn: null,
       },
-      path: `/${stage}${path}`,
+      // The local gateway serves at the root, as a custom domain mapped without a base path does.
+      path: input.basePath === undefined ? `/${stage}${path}` : `${input.basePath}${path}`,
       stage,
       requestId: input.requestId ?? randomUUID(),
       requestTimeEpoch: Date.now(),
@@ -114,10 +117,14 @@ export function toProxyEvent(input: {
   const text = body.toString('utf8');
   // API Gateway passes binary (non-UTF-8) bodies base64-encoded.
   const isBase64Encoded = body.length > 0 && Buffer.from(text, 'utf8').length !== body.length;
+  // API Gateway tells the function the scheme the client used; the local gateway speaks plain HTTP.
+  if (!headerPairs.some(([name]) => name.toLowerCase() === 'x-forwarded-proto'))
+    headerPairs.push(['X-Forwarded-Proto', 'http']);
   return proxyEvent({
     method: request.method ?? 'GET',
     resource: input.resource,
     path: url.pathname,
+    basePath: '',
     headers: headerPairs,
     query: [...url.searchParams],
     pathParameters: input.pathParameters,

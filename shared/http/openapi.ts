@@ -579,12 +579,19 @@ export function buildOpenApi(
         'Warm instances cache a verified credential and its organization for 10 s: a revoked key or a changed organization takes effect at once on the instance that made the change and within 10 s everywhere.',
       ].join('\n\n'),
     },
-    // Relative to where the document is served (`<base>/api/openapi.json`), so calls keep an API
-    // Gateway stage prefix such as `/v1`: `..` is the base every path starts from.
+    // A URL a generated SDK can use as it is. The document served by a deployment
+    // (GET /api/openapi.json) names that deployment instead: the origin and stage it was fetched at.
     servers: [
       {
-        url: '..',
-        description: 'The deployment serving this document: local (npm start), staging or production',
+        url: '{baseUrl}',
+        description:
+          'Where the API is served: the local stack (npm start) by default, or a deployment’s invoke URL with its stage. The document a deployment serves names that deployment.',
+        variables: {
+          baseUrl: {
+            default: 'http://localhost:3000',
+            description: 'Scheme, host and stage, e.g. https://abc123.execute-api.eu-west-1.amazonaws.com/v1',
+          },
+        },
         'x-internal': false,
       },
     ],

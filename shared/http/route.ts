@@ -36,6 +36,12 @@ export interface RouteInput<K extends CallerKind, P, Q, B> {
   /** Lower-cased request headers. */
   headers: Readonly<Record<string, string>>;
   requestId: string;
+  /**
+   * Where this API is served as the caller reached it: scheme, host and any stage or base path
+   * (`https://abc.execute-api.eu-west-1.amazonaws.com/v1`, `http://localhost:3000`). Undefined when
+   * the request names no host.
+   */
+  baseUrl?: string | undefined;
 }
 
 /**

@@ -53,6 +53,23 @@ export function createStreamingHandler(routes: readonly AnyRoute[]): StreamingHa
   return buildStack(routes, {}, true) as unknown as StreamingHandler;
 }
 
+/**
+ * The URL the caller reached this API at, from what API Gateway says of the request: `Host` and
+ * `X-Forwarded-Proto`, and the part of `requestContext.path` before the resource's own path (the
+ * stage on the execute-api endpoint, a custom domain's base path, or nothing).
+ */
+function baseUrlOf(
+  event: APIGatewayProxyEvent,
+  headers: Readonly<Record<string, string>>,
+): string | undefined {
+  const host = headers.host;
+  if (!host) return undefined;
+  const scheme = headers['x-forwarded-proto']?.split(',')[0]?.trim() || 'https';
+  const fullPath = event.requestContext?.path ?? event.path;
+  const prefix = fullPath.endsWith(event.path) ? fullPath.slice(0, fullPath.length - event.path.length) : '';
+  return `${scheme}://${host}${prefix.replace(/\/+$/, '')}`;
+}
+
 function buildStack(
   routes: readonly AnyRoute[],
   options: { everyRoute?: () => Promise<RouteIndex> },
@@ -74,6 +91,7 @@ function buildStack(
       body: input.body,
       headers: state.headers,
       requestId: state.requestId,
+      baseUrl: baseUrlOf(_event, state.headers),
     } as Parameters<AnyRoute['handle']>[0]);
     const result = serializeReply(reply);
     if (!streaming && typeof result.body !== 'string') {

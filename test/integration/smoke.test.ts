@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { readFile } from 'node:fs/promises';
+import { describe, expect, inject, it } from 'vitest';
 import { call, createTenant, createVisitor } from '../helpers/api';
 import { eventuallyIndexed } from '../helpers/indexed';
 
@@ -18,6 +19,32 @@ describe('service documents', () => {
     expect(response.status).toBe(200);
     expect(response.body.openapi).toBe('3.1.0');
     expect(Object.keys(response.body.paths['/api/conversations/{id}'] ?? {})).toEqual(['get', 'patch']);
+  });
+
+  it('names as its server the origin it was fetched from, so a client generated from it calls here', async () => {
+    const response = await call<{ servers: { url: string }[] }>('GET', '/api/openapi.json');
+
+    expect(response.body.servers).toEqual([
+      { url: inject('baseUrl').replace(/\/+$/, ''), description: expect.any(String) },
+    ]);
+    // A client resolving a path against that server reaches the API.
+    const health = await fetch(`${response.body.servers[0]?.url}/api/health`);
+    expect(health.status).toBe(200);
+  });
+
+  it('the committed document gives an SDK a server it can use as is: http://localhost:3000 by default', async () => {
+    const committed = JSON.parse(await readFile(new URL('../../openapi.json', import.meta.url), 'utf8')) as {
+      servers: { url: string; variables?: Record<string, { default: string }> }[];
+    };
+
+    expect(committed.servers).toHaveLength(1);
+    const [server] = committed.servers;
+    const resolved = (server?.url ?? '').replace(
+      /\{(\w+)\}/g,
+      (_, name: string) => server?.variables?.[name]?.default ?? '',
+    );
+    expect(resolved).toBe('http://localhost:3000');
+    expect(() => new URL('/api/health', resolved)).not.toThrow();
   });
 });
 
