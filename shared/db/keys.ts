@@ -3,7 +3,7 @@
  * organization (`ORG#<orgId>`), or with `PLATFORM` for the few records that belong to no
  * organization, so a query can never reach across tenants. See docs/data-model.md.
  */
-import { allShards, EVENT_SHARDS, LISTING_SHARDS, shardOf } from './shards';
+import { allShards, EVENT_SHARDS, LISTING_SHARDS, REALTIME_SHARDS, shardOf } from './shards';
 
 export type AuditCategory = 'ASSIGNMENT' | 'SNOOZE' | 'NOTE' | 'DELETION';
 
@@ -268,11 +268,19 @@ export const keys = {
     pk: `${org(orgId)}#UPLOAD#${uploadId}`,
     sk: 'UPLOAD',
   }),
-  /** Realtime notices (message_edited, note invalidation, snooze) for connected clients; short-lived. */
+  /**
+   * Realtime notices (message_edited, note invalidation, snooze) for connected clients; short-lived.
+   * Read by key only (the stream hands each to its push), so they spread over REALTIME_SHARDS
+   * partitions by id: one took every edit, snooze and note deletion of the tenant, 2 units each.
+   */
   realtime: (orgId: string, noticeId: string): Key => ({
-    pk: `${org(orgId)}#REALTIME`,
+    pk: `${org(orgId)}#REALTIME#${shardOf(noticeId, REALTIME_SHARDS)}`,
     sk: `RT#${noticeId}`,
   }),
+  /** Every partition of the organization's realtime notices. */
+  realtimePartitions: (orgId: string): string[] =>
+    allShards(REALTIME_SHARDS).map((shard) => `${org(orgId)}#REALTIME#${shard}`),
+  realtimePrefix: 'RT#',
   /**
    * A team's small companion item beside the organization: whether the team exists (what a
    * conversation's `teamId` is checked against) and how many open conversations it holds (what

@@ -2,7 +2,7 @@
  * Spreading one organization's append-only partitions over several partition key values, so that no
  * single partition of the table or of an index takes every write of a busy tenant (AWS gives a
  * partition ~1,000 write units per second). The figures behind each count are in docs/data-model.md,
- * "Hot spots and their ceilings".
+ * "Hot partitions and limits".
  */
 
 /** Partitions of the organization's events (`ORG#o#EVENTS#<n>`), merged by id when read. */
@@ -13,6 +13,9 @@ export const EVENT_SHARDS = 4;
  * by `updatedAt`): `…#<n>`, merged by sort key when read.
  */
 export const LISTING_SHARDS = 8;
+
+/** Partitions of the organization's realtime notices (`ORG#o#REALTIME#<n>`), read by key only. */
+export const REALTIME_SHARDS = 4;
 
 /** FNV-1a of `value`, reduced to `0..shards-1`: the same value always lands on the same shard. */
 export function shardOf(value: string, shards: number): number {

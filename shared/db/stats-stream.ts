@@ -14,7 +14,7 @@ import { RetryBudget, transactUnlessConditionFails, type Write } from './transac
 /**
  * The daily aggregates, counted from the table's stream rather than in the transaction of each
  * write: a day counter every create, post, close and survey of a tenant wrote made a few items the
- * lane all of them queued on (docs/data-model.md, "Hot spots and their ceilings"). What a change
+ * lane all of them queued on (docs/data-model.md, "Hot partitions and limits"). What a change
  * counts is read from the images the stream carries (a conversation before and after, a new
  * message), and each record is counted exactly once although the stream delivers at least once:
  * its `counted` marker commits in the same transaction as its increments, and a record delivered

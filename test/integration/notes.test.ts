@@ -279,10 +279,10 @@ describe('deleting notes', () => {
       deletedBy: { type: 'operator', id: tenant.operatorId },
       deletedAt: audit[0]?.at,
     });
-    const realtime = keys.realtime(tenant.orgId, '');
-    const notices = (await partition(realtime.pk, realtime.sk)).filter(
-      (item) => (item.payload as { noteId?: string }).noteId === note.id,
-    );
+    const stored = (
+      await Promise.all(keys.realtimePartitions(tenant.orgId).map((pk) => partition(pk, keys.realtimePrefix)))
+    ).flat();
+    const notices = stored.filter((item) => (item.payload as { noteId?: string }).noteId === note.id);
     expect(notices).toHaveLength(1);
     expect(notices[0]).toMatchObject({
       type: 'note_invalidated',
