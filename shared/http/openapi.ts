@@ -511,6 +511,8 @@ function webhooksOf(ctx: Context) {
               type: { type: 'string', enum: [type] },
               data: ctx.components.convert(eventDataSchemas[type], 'output'),
             },
+            // Every event carries its resource (the envelope's `data` is open: any of them).
+            required: ['type', 'data'],
           },
         ],
       });
@@ -540,6 +542,26 @@ function webhooksOf(ctx: Context) {
   );
 }
 
+/**
+ * The events feed's entries typed as the webhook payloads are: one of the `<Type>Event` components
+ * (webhooksOf), told apart by `type`, so a client narrows `data` on it and one type serves the feed
+ * and the webhooks alike.
+ */
+function typeFeedEntries(ctx: Context): void {
+  const page = ctx.components.schemas.EventPage as
+    | { properties?: { data?: { type?: string; items?: unknown } } }
+    | undefined;
+  const list = page?.properties?.data;
+  if (list?.type !== 'array') throw new Error('EventPage has no data array to type');
+  const mapping = Object.fromEntries(
+    domainEventTypes.map((type: DomainEventType) => [type, `#/components/schemas/${pascal(type)}Event`]),
+  );
+  list.items = {
+    oneOf: Object.values(mapping).map(($ref) => ({ $ref })),
+    discriminator: { propertyName: 'type', mapping },
+  };
+}
+
 /* ---------------------------------------------------------------- document */
 
 /**
@@ -559,6 +581,7 @@ export function buildOpenApi(
     if (entry) entry[route.method.toLowerCase()] = operationOf(ctx, route);
   }
   const webhooks = webhooksOf(ctx);
+  typeFeedEntries(ctx);
   const responses = responseComponents(ctx);
   const usedTags = [...new Set(routes.map((route) => route.tag))];
   return {

@@ -51,10 +51,20 @@ function recordingFetch(canned: Response[] = []) {
 }
 
 describe('the committed openapi.json', () => {
-  it('is exactly the document the running service serves', async () => {
-    const served = await (await fetch(`${inject('baseUrl')}/api/openapi.json`)).json();
-    const committed = JSON.parse(await readFile(join(repoRoot, 'openapi.json'), 'utf8'));
+  it('is exactly the document the running service serves, but for the server it names', async () => {
+    type Document = { servers: { url: string; variables?: Record<string, { default: string }> }[] };
+    const { servers: servedFrom, ...served } = (await (
+      await fetch(`${inject('baseUrl')}/api/openapi.json`)
+    ).json()) as Document;
+    const { servers: template, ...committed } = JSON.parse(
+      await readFile(join(repoRoot, 'openapi.json'), 'utf8'),
+    ) as Document;
     expect(served).toEqual(committed);
+    // The file names a server to fill in (the local stack by default); a deployment names itself.
+    expect(template[0]?.variables?.baseUrl?.default).toBe('http://localhost:3000');
+    expect(servedFrom).toEqual([
+      { url: inject('baseUrl').replace(/\/+$/, ''), description: expect.any(String) },
+    ]);
   });
 });
 
@@ -130,6 +140,30 @@ describe('the typed client', () => {
     });
     expect(stale.response.status).toBe(412);
     expect(stale.error?.error.code).toBe('PRECONDITION_FAILED');
+  });
+
+  it('reads the events feed as typed events: narrowed on `type`, `data` is that resource', async () => {
+    const owner = await createTenant();
+    const api = createServiceClient({ baseUrl: inject('baseUrl'), apiKey: owner.apiKey });
+    const { visitor: someone } = await createVisitor(owner.widgetKey);
+    const created = await api.POST('/api/conversations', {
+      body: { visitorId: someone.id, message: 'Where is my order?', title: 'Order' },
+    });
+    expect(created.response.status).toBe(201);
+
+    // The feed serves an event once it is 2 s old.
+    const page = await eventually(
+      () => api.GET('/api/events', { params: { query: { limit: 50 } } }),
+      (answer) => (answer.data?.data.length ?? 0) >= 2,
+      { timeoutMs: 10_000, intervalMs: 250 },
+    );
+    const seen: string[] = [];
+    for (const event of page.data?.data ?? []) {
+      // These lines compile only because each entry's `data` is typed by its `type`.
+      if (event.type === 'conversation.created') seen.push(`${event.type}: ${event.data.title}`);
+      if (event.type === 'message.created') seen.push(`${event.type}: ${event.data.content}`);
+    }
+    expect(seen.sort()).toEqual(['conversation.created: Order', 'message.created: Where is my order?']);
   });
 
   it('iterates every item of a cursor listing and of an offset listing', async () => {

@@ -2771,7 +2771,7 @@ export interface components {
             }[];
         };
         EventPage: {
-            data: components["schemas"]["Event"][];
+            data: (components["schemas"]["ConversationCreatedEvent"] | components["schemas"]["ConversationUpdatedEvent"] | components["schemas"]["ConversationSnoozedEvent"] | components["schemas"]["ConversationClosedEvent"] | components["schemas"]["ConversationDeletedEvent"] | components["schemas"]["ConversationAssignedEvent"] | components["schemas"]["MessageCreatedEvent"] | components["schemas"]["MessageUpdatedEvent"] | components["schemas"]["NoteCreatedEvent"] | components["schemas"]["NoteDeletedEvent"] | components["schemas"]["VisitorCreatedEvent"] | components["schemas"]["VisitorUpdatedEvent"] | components["schemas"]["VisitorMergedEvent"] | components["schemas"]["VisitorErasedEvent"])[];
             nextCursor: string | null;
             done: boolean;
         };
@@ -3510,13 +3510,25 @@ export interface components {
         };
         ConversationCreatedEvent: components["schemas"]["Event"] & {
             /** @enum {string} */
-            type?: "conversation.created";
-            data?: components["schemas"]["Conversation"];
+            type: "conversation.created";
+            data: components["schemas"]["Conversation"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "conversation.created";
         };
         ConversationUpdatedEvent: components["schemas"]["Event"] & {
             /** @enum {string} */
-            type?: "conversation.updated";
-            data?: components["schemas"]["Conversation"];
+            type: "conversation.updated";
+            data: components["schemas"]["Conversation"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "conversation.updated";
         };
         SnoozedConversation: {
             /** Format: uuid */
@@ -3568,13 +3580,25 @@ export interface components {
         };
         ConversationSnoozedEvent: components["schemas"]["Event"] & {
             /** @enum {string} */
-            type?: "conversation.snoozed";
-            data?: components["schemas"]["SnoozedConversation"];
+            type: "conversation.snoozed";
+            data: components["schemas"]["SnoozedConversation"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "conversation.snoozed";
         };
         ConversationClosedEvent: components["schemas"]["Event"] & {
             /** @enum {string} */
-            type?: "conversation.closed";
-            data?: components["schemas"]["Conversation"];
+            type: "conversation.closed";
+            data: components["schemas"]["Conversation"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "conversation.closed";
         };
         DeletedConversation: {
             /** Format: uuid */
@@ -3586,13 +3610,25 @@ export interface components {
         };
         ConversationDeletedEvent: components["schemas"]["Event"] & {
             /** @enum {string} */
-            type?: "conversation.deleted";
-            data?: components["schemas"]["DeletedConversation"];
+            type: "conversation.deleted";
+            data: components["schemas"]["DeletedConversation"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "conversation.deleted";
         };
         ConversationAssignedEvent: components["schemas"]["Event"] & {
             /** @enum {string} */
-            type?: "conversation.assigned";
-            data?: components["schemas"]["Conversation"];
+            type: "conversation.assigned";
+            data: components["schemas"]["Conversation"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "conversation.assigned";
         };
         MessageRecord: {
             /** Format: uuid */
@@ -3624,18 +3660,36 @@ export interface components {
         };
         MessageCreatedEvent: components["schemas"]["Event"] & {
             /** @enum {string} */
-            type?: "message.created";
-            data?: components["schemas"]["MessageRecord"];
+            type: "message.created";
+            data: components["schemas"]["MessageRecord"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "message.created";
         };
         MessageUpdatedEvent: components["schemas"]["Event"] & {
             /** @enum {string} */
-            type?: "message.updated";
-            data?: components["schemas"]["MessageRecord"];
+            type: "message.updated";
+            data: components["schemas"]["MessageRecord"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "message.updated";
         };
         NoteCreatedEvent: components["schemas"]["Event"] & {
             /** @enum {string} */
-            type?: "note.created";
-            data?: components["schemas"]["Note"];
+            type: "note.created";
+            data: components["schemas"]["Note"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "note.created";
         };
         DeletedNote: {
             /** Format: uuid */
@@ -3654,28 +3708,58 @@ export interface components {
         };
         NoteDeletedEvent: components["schemas"]["Event"] & {
             /** @enum {string} */
-            type?: "note.deleted";
-            data?: components["schemas"]["DeletedNote"];
+            type: "note.deleted";
+            data: components["schemas"]["DeletedNote"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "note.deleted";
         };
         VisitorCreatedEvent: components["schemas"]["Event"] & {
             /** @enum {string} */
-            type?: "visitor.created";
-            data?: components["schemas"]["VisitorProfile"];
+            type: "visitor.created";
+            data: components["schemas"]["VisitorProfile"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "visitor.created";
         };
         VisitorUpdatedEvent: components["schemas"]["Event"] & {
             /** @enum {string} */
-            type?: "visitor.updated";
-            data?: components["schemas"]["VisitorProfile"];
+            type: "visitor.updated";
+            data: components["schemas"]["VisitorProfile"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "visitor.updated";
         };
         VisitorMergedEvent: components["schemas"]["Event"] & {
             /** @enum {string} */
-            type?: "visitor.merged";
-            data?: components["schemas"]["VisitorProfile"];
+            type: "visitor.merged";
+            data: components["schemas"]["VisitorProfile"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "visitor.merged";
         };
         VisitorErasedEvent: components["schemas"]["Event"] & {
             /** @enum {string} */
-            type?: "visitor.erased";
-            data?: components["schemas"]["VisitorProfile"];
+            type: "visitor.erased";
+            data: components["schemas"]["VisitorProfile"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "visitor.erased";
         };
         /**
          * @description Every error code of the API
