@@ -31,7 +31,7 @@ type BucketName = (typeof bucketDefinitions)[number]['name'];
 /**
  * An endpoint group, described once, like a worker (functions/workers.ts): its routes, its OpenAPI
  * tags, and everything its Lambda function needs. CDK builds and grants the function from this
- * (infra/constructs/rest-api.ts), the bench and the local stack build it the same way. Every API
+ * (infra/stacks/parts/rest-api.ts), the bench and the local stack build it the same way. Every API
  * group reads and writes the table (authentication records rate-limit windows): no field for that.
  */
 export interface RouteGroup<T extends string = string> {

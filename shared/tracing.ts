@@ -5,7 +5,7 @@ type Client = Parameters<Tracer['captureAWSv3Client']>[0];
 /**
  * X-Ray subsegments for the SDK clients, with Powertools Tracer. Every client passes through
  * `traced` where it is created; the workers load the Tracer and switch tracing on
- * (`traceClientsWith`, in functions/workers/batch.ts). The API functions do not load it: its
+ * (`traceClientsWith`, in shared/batch.ts). The API functions do not load it: its
  * X-Ray SDK costs more than the house rule allows a user-facing function (docs/decisions.md).
  */
 const created: Client[] = [];

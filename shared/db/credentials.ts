@@ -46,7 +46,7 @@ function credentialKey(kind: StoredCredential['kind'], orgId: string, id: string
 export const credentials = {
   /**
    * The credential and its organization in one round trip: authentication of a cold request costs
-   * one BatchGetItem, a warm one nothing (see shared/auth/cache.ts). Strongly consistent (two small
+   * one BatchGetItem, a warm one nothing (see shared/auth/authenticate.ts). Strongly consistent (two small
    * items: 2 read units instead of 1): a token used the moment it was minted (a login's session, a
    * new key, a widget's visitor token) must be found, and a revoked one read as revoked.
    */

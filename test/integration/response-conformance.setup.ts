@@ -8,7 +8,7 @@ import { conformingFetch } from '../helpers/response-conformance';
  * wrapped, so `call` (test/helpers/api.ts), raw `fetch` calls and clients built on `fetch` in the
  * test's process (openapi-fetch) all go through the check, and a drift fails the test that
  * received the answer. Child processes get the same check by importing
- * test/helpers/conforming-fetch.register.ts.
+ * test/helpers/response-conformance.register.ts.
  */
 const base = globalThis.fetch;
 globalThis.fetch = conformingFetch(base, {
