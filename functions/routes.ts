@@ -4,7 +4,6 @@ import type { AnyRoute, TaggedRoute } from '../shared/http/route';
 import type { RouteCatalog } from '../shared/http/route-catalog';
 import { ROUTE_CATALOG_DEFINE } from '../shared/http/route-catalog';
 import { methodsByPath } from '../shared/http/router';
-import type { BucketAccess, bucketDefinitions, queueDefinitions } from '../shared/resources';
 import { adminRoutes } from './admin/routes';
 import { analyticsRoutes } from './analytics/routes';
 import { auditRoutes } from './audit/routes';
@@ -16,6 +15,7 @@ import { eventRoutes } from './events/routes';
 import { exportRoutes } from './exports/routes';
 import { identityRoutes } from './identity/routes';
 import { kbRoutes } from './kb/routes';
+import type { FunctionNeeds } from './needs';
 import { operatorTeamRoutes } from './operator-teams/routes';
 import { BUNDLED_ASSET_DIR, rendererFiles } from './platform/reference-assets';
 import { platformRoutes } from './platform/routes';
@@ -25,16 +25,14 @@ import { visitorRoutes } from './visitors/routes';
 import { webhookRoutes } from './webhooks/routes';
 import { widgetRoutes } from './widget/routes';
 
-type QueueName = (typeof queueDefinitions)[number]['name'];
-type BucketName = (typeof bucketDefinitions)[number]['name'];
-
 /**
  * An endpoint group, described once, like a worker (functions/workers.ts): its routes, its OpenAPI
  * tags, and everything its Lambda function needs. CDK builds and grants the function from this
- * (infra/stacks/parts/rest-api.ts), the bench and the local stack build it the same way. Every API
- * group reads and writes the table (authentication records rate-limit windows): no field for that.
+ * (infra/stacks/parts/rest-api.ts), the bench and the local stack build it the same way. Its needs
+ * are a worker's (FunctionNeeds), but for the table: every API group reads and writes it
+ * (authentication records rate-limit windows), so no field for that.
  */
-export interface RouteGroup<T extends string = string> {
+export interface RouteGroup<T extends string = string> extends Omit<FunctionNeeds, 'table'> {
   /** Also the folder name: the group's Lambda entry is `functions/<name>/handler.ts`. */
   name: string;
   description: string;
@@ -50,22 +48,6 @@ export interface RouteGroup<T extends string = string> {
    * traffic shape (conversations and the widget take most).
    */
   reservedConcurrency: number;
-  /** Queues it sends to: CDK grants exactly these and sets their URLs. */
-  sendsTo?: readonly QueueName[];
-  /** Buckets it reads or writes: CDK grants exactly that and sets their names. */
-  buckets?: readonly (readonly [BucketName, BucketAccess])[];
-  /** Encrypts webhook signing secrets under their KMS key (never decrypts them). */
-  sealsWebhookSecrets?: boolean;
-  /** Seals and opens AI provider keys (their own KMS key). */
-  holdsAiProviderKeys?: boolean;
-  /** Calls Discord: reads the bot token's secret. */
-  readsDiscordToken?: boolean;
-  /** Signs and checks pagination cursors: reads the cursor key ring's secret. */
-  readsCursorKeys?: boolean;
-  /** Sends e-mail through SES from the transcript sender (the stack's parameter). */
-  sendsEmail?: boolean;
-  /** Reads the search index (PostgreSQL): placed in its network, granted its IAM database login. */
-  searchIndex?: boolean;
   /**
    * Answers with Lambda response streaming (REST `responseTransferMode: STREAM`): API Gateway
    * passes bytes on as written, beyond the 10 MB buffered limit. The integration timeout (29 s)
@@ -128,7 +110,7 @@ export function routeTable(): readonly RouteGroup[] {
       routes: adminRoutes,
       reservedConcurrency: 10,
       // AI provider keys are sealed on create and update, opened by the provider test.
-      holdsAiProviderKeys: true,
+      aiProviderKeys: true,
     }),
     group({
       name: 'widget',
@@ -151,7 +133,7 @@ export function routeTable(): readonly RouteGroup[] {
       routes: conversationRoutes,
       reservedConcurrency: 100,
       // Cursor pages; messages answer their attachments with presigned GETs (signing needs read).
-      readsCursorKeys: true,
+      cursorKeys: true,
       buckets: [['uploads', 'read']],
     }),
     group({
@@ -162,7 +144,7 @@ export function routeTable(): readonly RouteGroup[] {
       // One database connection per instance: this bounds the search index's connections (with the worker's).
       reservedConcurrency: 20,
       // Cursor pages from the PostgreSQL index.
-      readsCursorKeys: true,
+      cursorKeys: true,
       searchIndex: true,
     }),
     group({
@@ -181,7 +163,7 @@ export function routeTable(): readonly RouteGroup[] {
       tags: { Events: 'The events feed: every change of the organization, for catching up' },
       routes: eventRoutes,
       reservedConcurrency: 50,
-      readsCursorKeys: true,
+      cursorKeys: true,
     }),
     group({
       name: 'webhooks',
@@ -191,7 +173,7 @@ export function routeTable(): readonly RouteGroup[] {
       reservedConcurrency: 20,
       // Test deliveries and manual retries queue their attempt directly; create and rotate seal secrets.
       sendsTo: ['webhook-deliveries'],
-      sealsWebhookSecrets: true,
+      webhookSecrets: 'seal',
     }),
     group({
       name: 'kb',
@@ -227,7 +209,7 @@ export function routeTable(): readonly RouteGroup[] {
       // the objects); transcripts by e-mail.
       sendsTo: ['pdf-jobs'],
       buckets: [['exports', 'read']],
-      sendsEmail: true,
+      email: true,
       streams: { timeoutSeconds: 600 },
       // Lambda sizes the young generation from memory (semi-spaces of 25 MB at 512 MB), and a
       // streamed export, which allocates a page's short-lived strings and drops them, lets V8 grow
@@ -251,7 +233,7 @@ export function routeTable(): readonly RouteGroup[] {
       routes: discordRoutes,
       reservedConcurrency: 5,
       // Adding a channel looks it up through Discord's API with the bot token.
-      readsDiscordToken: true,
+      discordToken: true,
     }),
     group({
       name: 'analytics',
@@ -289,7 +271,7 @@ export function routeTable(): readonly RouteGroup[] {
       routes: auditRoutes,
       // Read by administrators only.
       reservedConcurrency: 5,
-      readsCursorKeys: true,
+      cursorKeys: true,
     }),
     group({
       name: 'visitors',
@@ -301,7 +283,7 @@ export function routeTable(): readonly RouteGroup[] {
       routes: visitorRoutes,
       reservedConcurrency: 10,
       // Listings and incremental sync are cursor pages.
-      readsCursorKeys: true,
+      cursorKeys: true,
     }),
   ];
   return table;

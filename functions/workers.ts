@@ -1,4 +1,5 @@
-import type { BucketAccess, bucketDefinitions, queueDefinitions } from '../shared/resources';
+import type { queueDefinitions } from '../shared/resources';
+import type { FunctionNeeds } from './needs';
 
 /**
  * Background consumers, described once: CDK wires each to its event source (an SQS queue, or the
@@ -6,7 +7,6 @@ import type { BucketAccess, bucketDefinitions, queueDefinitions } from '../share
  * Entries are `functions/workers/<name>.ts`, exporting `handler`.
  */
 type QueueName = (typeof queueDefinitions)[number]['name'];
-type BucketName = (typeof bucketDefinitions)[number]['name'];
 
 export type WorkerSource =
   | {
@@ -33,21 +33,11 @@ export type WorkerSource =
       removals?: boolean;
     };
 
-export interface WorkerDefinition {
+export interface WorkerDefinition extends FunctionNeeds {
   name: string;
   description: string;
   source: WorkerSource;
   timeoutSeconds: number;
-  /** Reads or writes the table: CDK grants that and sets TABLE_NAME (a worker that does neither gets neither). */
-  table?: 'read' | 'readWrite';
-  /** Queues the worker sends to: CDK grants exactly these and sets their URLs. */
-  sendsTo: readonly QueueName[];
-  /** Posts to WebSocket connections: CDK grants the Management API and sets REALTIME_ENDPOINT. */
-  pushesRealtime?: boolean;
-  /** Decrypts webhook signing secrets: CDK grants kms:Decrypt on their key and names it. */
-  opensWebhookSecrets?: boolean;
-  /** Buckets the worker reads or writes: CDK grants exactly that and sets their names. */
-  buckets?: readonly (readonly [BucketName, BucketAccess])[];
   /** Read from disk at run time, copied next to the bundle (paths relative to the project root). */
   bundledFiles?: readonly { from: string; to: string }[];
   /**
@@ -55,10 +45,6 @@ export interface WorkerDefinition {
    * project root, that stands in for it.
    */
   aliases?: Readonly<Record<string, string>>;
-  /** Calls Discord: CDK grants read on the bot token's secret and names it. */
-  readsDiscordToken?: boolean;
-  /** Connects to the search index (PostgreSQL): CDK places it in the index's network and grants it. */
-  searchIndex?: boolean;
   /**
    * Reserved concurrency: a ceiling and a floor, as a route group's. A queue worker's event source
    * never runs more batches than this (its maxConcurrency is capped to it), and needs 2 or more.
@@ -128,7 +114,7 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
     timeoutSeconds: 60,
     table: 'readWrite',
     sendsTo: ['webhook-deliveries', 'discord-notifications', 'conversation-purge', 'visitor-jobs'],
-    pushesRealtime: true,
+    realtime: true,
   },
   {
     name: 'webhook-delivery',
@@ -138,7 +124,7 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
     timeoutSeconds: 30,
     table: 'readWrite',
     sendsTo: ['webhook-deliveries'],
-    opensWebhookSecrets: true,
+    webhookSecrets: 'open',
   },
   {
     name: 'conversation-purge',
@@ -171,7 +157,6 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
     source: { kind: 'queue', queue: 'malware-scan-results', batchSize: 10, maxConcurrency: 2 },
     timeoutSeconds: 30,
     table: 'readWrite',
-    sendsTo: [],
     buckets: [['uploads', 'delete']],
   },
   {
@@ -181,7 +166,6 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
     source: { kind: 'queue', queue: 'pdf-jobs', batchSize: 1, maxConcurrency: 5 },
     timeoutSeconds: 120,
     table: 'readWrite',
-    sendsTo: [],
     buckets: [['exports', 'write']],
     // pdfkit loads its standard fonts at run time (`require('#standard-fonts/…')` from its own
     // module): the bundle carries them and the package.json `imports` entry that resolves them.
@@ -212,7 +196,7 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
     table: 'readWrite',
     // A 429 waiting longer than a moment goes back to the queue with its delay.
     sendsTo: ['discord-notifications'],
-    readsDiscordToken: true,
+    discordToken: true,
   },
   {
     name: 'search-index',
@@ -232,7 +216,6 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
       maxRecordAgeSeconds: 6 * 3600,
     },
     timeoutSeconds: 60,
-    sendsTo: [],
     searchIndex: true,
   },
 ];

@@ -13,7 +13,6 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import { MathExpression } from 'aws-cdk-lib/aws-cloudwatch';
 import { fallbackGroup, groupEntry, routeTable } from '../../../functions/routes';
-import { bucketDefinitions, queueDefinitions } from '../../../shared/resources';
 import { alarmPeriod, type PagingAlarm } from '../../constructs/alarms';
 import { ServiceFunction } from '../../constructs/service-function';
 import { acknowledge } from '../../nag';
@@ -27,6 +26,7 @@ import {
   ROUTE_GROUP_TAG,
   type StackScope,
 } from './context';
+import { grantNeeds, propsForNeeds } from './grants';
 import type { Secrets } from './secrets';
 import type { FunctionSettings } from './settings';
 import type { Storage } from './storage';
@@ -68,7 +68,7 @@ export class ServiceRestApi {
   readonly alarms: readonly [string, PagingAlarm][];
 
   constructor(stack: StackScope, props: RestApiProps) {
-    const { table, queues, buckets, searchIndex, logGroup } = props.storage;
+    const { logGroup } = props.storage;
     const { secrets, settings } = props;
     const { environment, logsKey, reserved } = { ...props.defaults, environment: settings.environment };
     const accessLogs = logGroup('ApiAccessLogs');
@@ -115,7 +115,9 @@ export class ServiceRestApi {
     const integrations = new Map<string, LambdaIntegration>();
     for (const group of routeTable()) {
       const groupId = pascal(group.name);
-      const needs = group;
+      // Every API group reads and writes the table: authentication records rate-limit windows.
+      const needs = { ...group, table: 'readWrite' as const };
+      const grantScope = { stack, storage: props.storage, secrets, settings };
       const fn = new ServiceFunction(stack, `${groupId}Function`, {
         entry: groupEntry(group.name),
         description: group.description,
@@ -124,27 +126,10 @@ export class ServiceRestApi {
         logsKey,
         reservedConcurrentExecutions: reserved(group.name),
         ...groupBuildProps(group),
-        ...(needs.streams && { timeout: Duration.seconds(needs.streams.timeoutSeconds) }),
-        ...(needs.searchIndex && searchIndex.networkProps()),
-        secrets: [
-          ...(needs.readsDiscordToken ? [secrets.discordToken] : []),
-          ...(needs.readsCursorKeys ? [secrets.cursorKeys] : []),
-        ],
-      }).bindTable(table, 'readWrite');
-      if (needs.searchIndex) searchIndex.connect(fn);
-      if (needs.sealsWebhookSecrets) secrets.withWebhookSecrets(fn, 'seal');
-      if (needs.sendsEmail) settings.withEmail(fn);
-      if (needs.holdsAiProviderKeys) secrets.withAiProviderKeys(fn);
-      for (const name of needs.sendsTo ?? []) {
-        const definition = queueDefinitions.find((q) => q.name === name);
-        const queue = queues.get(name);
-        if (definition && queue) fn.bindQueue(queue, definition);
-      }
-      for (const [name, access] of needs.buckets ?? []) {
-        const definition = bucketDefinitions.find((b) => b.name === name);
-        const bucket = buckets.get(name);
-        if (definition && bucket) fn.bindBucket(bucket, definition, access);
-      }
+        ...(group.streams && { timeout: Duration.seconds(group.streams.timeoutSeconds) }),
+        ...propsForNeeds(needs, grantScope),
+      });
+      grantNeeds(fn, group.name, needs, grantScope);
       Tags.of(fn).add(ROUTE_GROUP_TAG, group.name);
       // One API-wide permission per function instead of one per method: keeps the resource policy
       // far below Lambda's 20 KB limit however many routes a group has.
@@ -152,7 +137,7 @@ export class ServiceRestApi {
         group.name,
         new LambdaIntegration(fn, {
           scopePermissionToMethod: false,
-          ...(needs.streams && { responseTransferMode: ResponseTransferMode.STREAM }),
+          ...(group.streams && { responseTransferMode: ResponseTransferMode.STREAM }),
         }),
       );
       functions.push({ name: group.name, id: groupId, fn });

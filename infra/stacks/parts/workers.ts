@@ -1,9 +1,9 @@
-import { type CfnElement, Duration, Tags, Token } from 'aws-cdk-lib';
+import { Duration, Tags } from 'aws-cdk-lib';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { workerDefinitions, workerEntry } from '../../../functions/workers';
-import { bucketDefinitions, queueDefinitions } from '../../../shared/resources';
+import { queueDefinitions } from '../../../shared/resources';
 import type { DashboardQueue } from '../../constructs/dashboard';
 import { ServiceFunction } from '../../constructs/service-function';
 import { acknowledge, reasons } from '../../nag';
@@ -16,6 +16,7 @@ import {
   type StackScope,
   WORKER_TAG,
 } from './context';
+import { grantNeeds, propsForNeeds } from './grants';
 import type { Realtime } from './realtime';
 import type { Secrets } from './secrets';
 import type { Storage } from './storage';
@@ -35,7 +36,7 @@ export class Workers {
     stack: StackScope,
     props: { storage: Storage; secrets: Secrets; realtime: Realtime; defaults: FunctionDefaults },
   ) {
-    const { table, queues, buckets, searchIndex } = props.storage;
+    const { table, queues } = props.storage;
     const { secrets, realtime } = props;
     const { environment, logsKey, reserved } = props.defaults;
     const functions: FunctionEntry[] = [];
@@ -43,6 +44,7 @@ export class Workers {
     const streamFailureQueues: [string, Queue][] = [];
     for (const worker of workerDefinitions) {
       const workerId = pascal(worker.name);
+      const grantScope = { stack, storage: props.storage, secrets, realtime };
       const fn = new ServiceFunction(stack, `${workerId}Worker`, {
         entry: workerEntry(worker.name),
         description: worker.description,
@@ -51,37 +53,9 @@ export class Workers {
         logsKey,
         reservedConcurrentExecutions: reserved(worker.name),
         ...workerBuildProps(worker),
-        ...(worker.searchIndex && searchIndex.networkProps()),
-        ...(worker.readsDiscordToken && { secrets: [secrets.discordToken] }),
+        ...propsForNeeds(worker, grantScope),
       });
-      if (worker.searchIndex) searchIndex.connect(fn);
-      if (worker.table) fn.bindTable(table, worker.table);
-      for (const [name, access] of worker.buckets ?? []) {
-        const definition = bucketDefinitions.find((b) => b.name === name);
-        const bucket = buckets.get(name);
-        if (!definition || !bucket) throw new Error(`Worker ${worker.name}: no bucket ${name}`);
-        fn.bindBucket(bucket, definition, access);
-      }
-      for (const name of worker.sendsTo) {
-        const definition = queueDefinitions.find((q) => q.name === name);
-        const queue = queues.get(name);
-        if (!definition || !queue) throw new Error(`Worker ${worker.name}: no queue ${name}`);
-        fn.bindQueue(queue, definition);
-      }
-      if (worker.opensWebhookSecrets) secrets.withWebhookSecrets(fn, 'open');
-      if (worker.pushesRealtime) {
-        fn.addEnvironment('REALTIME_ENDPOINT', realtime.stage.callbackUrl);
-        realtime.api.grantManageConnections(fn);
-        // cdk-nag names the resource as the template has it: pseudo parameters or the env's values.
-        const named = (value: string, pseudo: string) =>
-          Token.isUnresolved(value) ? `<AWS::${pseudo}>` : value;
-        const apiLogicalId = stack.resolve(stack.getLogicalId(realtime.api.node.defaultChild as CfnElement));
-        const connections = `arn:${named(stack.partition, 'Partition')}:execute-api:${named(stack.region, 'Region')}:${named(stack.account, 'AccountId')}:<${apiLogicalId}>/*/*/@connections/*`;
-        acknowledge(fn, {
-          [`AwsSolutions-IAM5[Resource::${connections}]`]:
-            'Posting to a WebSocket connection names the connection, known only at run time; the grant is limited to the realtime API.',
-        });
-      }
+      grantNeeds(fn, worker.name, worker, grantScope);
       const { source } = worker;
       if (source.kind === 'queue') {
         const queue = queues.get(source.queue);
