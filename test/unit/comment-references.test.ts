@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /**
- * A comment that sends the reader to a file of this repository ("see shared/auth/cache.ts") must
+ * A comment that sends the reader to a file of this repository ("see shared/auth/ttl-cache.ts") must
  * send them somewhere: a file moved or renamed leaves such pointers behind, and a newcomer follows
  * them to nothing. Every repository path named in a comment of the code must exist.
  */
@@ -13,7 +13,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** A path under one of the repository's top-level folders, ending in a file extension. */
 const REPOSITORY_PATH =
-  /\b((?:functions|shared|infra|test|docs|events|clients|examples)\/[\w./-]+\.(?:ts|mts|mjs|md|json))\b/g;
+  /\b((?:functions|shared|infra|test|bench|docs|events|clients|examples)\/[\w./-]+\.(?:ts|mts|mjs|md|json))\b/g;
 
 /** Comment lines of a source file: `//` lines and the lines of `/* … *\/` blocks. */
 function commentLines(text: string): { line: number; text: string }[] {

@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { projectRoot } from '../../bench/options';
 import packageJson from '../../package.json' with { type: 'json' };
-import { projectRoot } from '../bench/options';
 
 /**
  * The project's floor is package.json's `engines` (the functions run on Lambda's nodejs22.x). npm

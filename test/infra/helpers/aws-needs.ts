@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
+import { projectRoot } from '../../../bench/options';
 import { awsCalls, serviceOf } from '../../../infra/iam/aws-calls';
 import { tableDefinition } from '../../../shared/db/table';
 import { bucketDefinitions, queueDefinitions } from '../../../shared/resources';
-import { projectRoot } from '../../bench/options';
 import type { FunctionBundle } from './bundle-metafile';
 import { resolveValue, type Statement, type TemplateJson, wildcardMatch } from './role-policy';
 

@@ -1,7 +1,7 @@
 import { build, type Metafile } from 'esbuild';
+import { cdkBuildOptions, projectRoot } from '../../../bench/options';
 import { workerDefinitions } from '../../../functions/workers';
 import { bundleDefines } from '../../../infra/function-tuning';
-import { cdkBuildOptions, projectRoot } from '../../bench/options';
 
 export interface FunctionBundle {
   /** The module graph. */
