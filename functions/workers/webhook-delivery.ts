@@ -1,11 +1,9 @@
-import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { parseJob } from '../../shared/batch';
+import { queueBatchWorker } from '../../shared/batch';
 import { clock } from '../../shared/clock';
 import { config } from '../../shared/config';
-import { deliveries, type StoredDelivery } from '../../shared/db/deliveries';
+import { deliveries, pendingDelivery, type StoredDelivery } from '../../shared/db/deliveries';
 import { activeSecrets, type StoredWebhook, webhooksByIds } from '../../shared/db/webhooks';
-import { beginRequest, logger } from '../../shared/logger';
-import { type DeliveryOutcome, observeQueueBatch, publishWebhookAttempts } from '../../shared/metrics';
+import { type DeliveryOutcome, publishWebhookAttempts } from '../../shared/metrics';
 import { postWebhook } from '../../shared/webhooks/client';
 import { type DeliveryJob, enqueueDelivery } from '../../shared/webhooks/dispatch';
 import { webhookHeaders } from '../../shared/webhooks/signing';
@@ -30,22 +28,7 @@ function afterFailure(attempts: number, manual: boolean, nowMs: number) {
 /** The delivery as it stands before this attempt: carried by a first attempt's job, else stored. */
 async function deliveryOf(job: DeliveryJob): Promise<StoredDelivery | undefined> {
   if (!job.first) return deliveries.get(job.orgId, job.webhookId, job.deliveryId);
-  const { eventId, event, createdAt, payload } = job.first;
-  return {
-    id: job.deliveryId,
-    orgId: job.orgId,
-    webhookId: job.webhookId,
-    eventId,
-    event,
-    status: 'pending',
-    attempts: 0,
-    responseStatus: null,
-    error: null,
-    createdAt,
-    lastAttemptAt: null,
-    nextAttemptAt: createdAt,
-    payload,
-  };
+  return pendingDelivery({ ...job.first, id: job.deliveryId, orgId: job.orgId, webhookId: job.webhookId });
 }
 
 /** One attempt: signs and POSTs, or fails at once when the webhook is paused (a deleted one never gets here). */
@@ -116,27 +99,23 @@ async function settle(
  * attempts that succeeded. Only messages that could not be processed (storage or queue errors) are
  * reported back for SQS to redeliver.
  */
-export const handler = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
-  beginRequest(context.awsRequestId);
-  observeQueueBatch(event.Records, clock.nowMs());
-  const attempted: { outcome: DeliveryOutcome; attempt: number }[] = [];
-  const jobs = event.Records.map((record) => {
-    try {
-      return parseJob('webhook-deliveries', record.body);
-    } catch (error) {
-      return error instanceof Error ? error : new Error(String(error));
-    }
-  });
-  const due = jobs.filter((job): job is DeliveryJob => !(job instanceof Error));
-  const webhooksOf = new Map<string, Promise<Map<string, StoredWebhook>>>();
-  for (const orgId of new Set(due.map((job) => job.orgId))) {
-    const ids = [...new Set(due.filter((job) => job.orgId === orgId).map((job) => job.webhookId))];
-    webhooksOf.set(orgId, webhooksByIds(orgId, ids));
-  }
-
-  const outcomes = await Promise.allSettled(
-    jobs.map(async (job) => {
-      if (job instanceof Error) throw job;
+export const handler = queueBatchWorker(
+  'webhook-deliveries',
+  {
+    async prepare(jobs) {
+      // Started, not awaited: a message waits for its own organization's read only.
+      const webhooksOf = new Map<string, Promise<Map<string, StoredWebhook>>>();
+      for (const orgId of new Set(jobs.map((job) => job.orgId))) {
+        const ids = [...new Set(jobs.filter((job) => job.orgId === orgId).map((job) => job.webhookId))];
+        const read = webhooksByIds(orgId, ids);
+        // Awaited by the messages that need it; when every message of the organization is deferred
+        // none does, and a failed read must not end the invocation (and redeliver POSTs made).
+        read.catch(() => undefined);
+        webhooksOf.set(orgId, read);
+      }
+      return { webhooksOf, attempted: [] as { outcome: DeliveryOutcome; attempt: number }[] };
+    },
+    async handle(job, _record, { webhooksOf, attempted }) {
       if (job.notBefore && Date.parse(job.notBefore) > clock.nowMs()) {
         // A wait longer than SQS's 15-minute delay: back to the queue for the rest of it.
         await enqueueDelivery(job);
@@ -154,27 +133,13 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
         attempt: delivery.attempts + 1,
       });
       return settle(job, delivery, outcome);
-    }),
-  );
-  publishWebhookAttempts(attempted);
-
-  const succeeded = outcomes.flatMap((outcome) =>
-    outcome.status === 'fulfilled' && outcome.value ? [outcome.value] : [],
-  );
-  let recordFailure: unknown;
-  await deliveries.recordFirstSuccesses(succeeded).catch((error: unknown) => {
-    recordFailure = error;
-  });
-  const batchItemFailures = outcomes.flatMap((outcome, i) => {
-    const record = event.Records[i];
+    },
     // Unrecorded successes go back to SQS too: the receiver may see them again (at least once).
-    const unrecorded = recordFailure !== undefined && outcome.status === 'fulfilled' && outcome.value;
-    if (outcome.status === 'fulfilled' && !unrecorded) return [];
-    logger.error('webhook delivery failed to process', {
-      error: (outcome.status === 'rejected' ? outcome.reason : recordFailure) as Error,
-      messageId: record?.messageId,
-    });
-    return [{ itemIdentifier: record?.messageId ?? '' }];
-  });
-  return { batchItemFailures };
-};
+    async commit(succeeded, { attempted }) {
+      // Here, once every attempt of the batch is made: one publish per batch.
+      publishWebhookAttempts(attempted);
+      await deliveries.recordFirstSuccesses(succeeded);
+    },
+  },
+  { parallel: true },
+);

@@ -1,6 +1,6 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import { batchGet } from '../../shared/db/batch';
-import { deliveryIdFor, type StoredDelivery } from '../../shared/db/deliveries';
+import { deliveryIdFor, pendingDelivery, type StoredDelivery } from '../../shared/db/deliveries';
 import { type DomainEvent, toDomainEvent } from '../../shared/db/events';
 import { allWebhooks, type StoredWebhook } from '../../shared/db/webhooks';
 import { type DiscordJob, discordJobsFor, queueDiscordJobs } from '../../shared/discord/fanout';
@@ -19,21 +19,17 @@ function deliveriesOf(stored: DomainEvent, subscribers: readonly StoredWebhook[]
     organizationId: stored.organizationId,
     data: stored.data,
   });
-  return targets.map((webhook) => ({
-    id: deliveryIdFor(webhook.id, stored.id),
-    orgId: stored.organizationId,
-    webhookId: webhook.id,
-    eventId: stored.id,
-    event: stored.type,
-    status: 'pending' as const,
-    attempts: 0,
-    responseStatus: null,
-    error: null,
-    createdAt: stored.timestamp,
-    lastAttemptAt: null,
-    nextAttemptAt: stored.timestamp,
-    payload,
-  }));
+  return targets.map((webhook) =>
+    pendingDelivery({
+      id: deliveryIdFor(webhook.id, stored.id),
+      orgId: stored.organizationId,
+      webhookId: webhook.id,
+      eventId: stored.id,
+      event: stored.type,
+      createdAt: stored.timestamp,
+      payload,
+    }),
+  );
 }
 
 /** What one event asks for: its deliveries and Discord notifications, or why they cannot be known. */

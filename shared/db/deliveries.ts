@@ -51,6 +51,24 @@ export function deliveryIdFor(webhookId: string, eventId: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
+/**
+ * A delivery before its first attempt. The fan-out queues it inside the job and the delivery worker
+ * rebuilds it from that job, so the two must agree on it field for field.
+ */
+export function pendingDelivery(
+  fields: Pick<StoredDelivery, 'id' | 'orgId' | 'webhookId' | 'eventId' | 'event' | 'createdAt' | 'payload'>,
+): StoredDelivery {
+  return {
+    ...fields,
+    status: 'pending',
+    attempts: 0,
+    responseStatus: null,
+    error: null,
+    lastAttemptAt: null,
+    nextAttemptAt: fields.createdAt,
+  };
+}
+
 function deliveryItem(delivery: StoredDelivery): Record<string, unknown> {
   return {
     ...keys.delivery(delivery.orgId, delivery.webhookId, delivery.id),
