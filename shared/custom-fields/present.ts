@@ -1,50 +1,34 @@
-import type { CustomFieldDefinition } from '../db/custom-fields';
+import type { CustomFieldDefinition, StoredOption } from '../db/custom-fields';
+import { project } from '../db/project';
+import { bySortOrderThen, resolvedTexts } from '../locale/localized';
 import type { LocaleResolver } from '../locale/resolve';
 import type { CustomField } from '../schemas/custom-field';
-
-const bySortOrder = <T extends { sortOrder: number }>(a: T, b: T) => a.sortOrder - b.sortOrder;
+import { customFieldProjection } from '../schemas/projections';
 
 /** The order of a list: `sortOrder`, then `name`. */
-export const fieldOrder = (a: CustomFieldDefinition, b: CustomFieldDefinition): number =>
-  a.sortOrder - b.sortOrder || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+export const fieldOrder = bySortOrderThen<CustomFieldDefinition>((definition) => definition.name);
+
+const bySortOrder = (a: StoredOption, b: StoredOption) => a.sortOrder - b.sortOrder;
+
+const toField = project<CustomField>(customFieldProjection);
 
 /**
  * A definition as the API answers it, resolved for one read: the field's texts from one of its
- * translations, each option's label from one of the option's, every translation listed as stored.
- * A field or option always has a published translation (create and PATCH require one); the
- * fallbacks here (the name, the value) only keep the answer whole should storage ever hold none.
+ * translations, each option's label from one of the option's, every translation listed.
  */
-export function presentField(definition: CustomFieldDefinition, resolver: LocaleResolver): CustomField {
-  const resolved = resolver.resolve(definition.translations);
-  return {
-    id: definition.id,
-    orgId: definition.orgId,
-    name: definition.name,
-    type: definition.type,
-    required: definition.required,
-    target: definition.target,
-    sortOrder: definition.sortOrder,
-    active: definition.active,
-    label: resolved?.translation.label ?? definition.name,
-    placeholder: resolved?.translation.placeholder ?? null,
-    validationMessage: resolved?.translation.validationMessage ?? null,
-    locale: resolved?.locale ?? resolver.locale,
-    fallbackUsed: resolved?.fallbackUsed ?? true,
+export const presentField = (definition: CustomFieldDefinition, resolver: LocaleResolver): CustomField =>
+  toField({
+    ...definition,
+    ...resolvedTexts(resolver, definition.translations, (translation) => ({
+      label: translation?.label ?? definition.name,
+      placeholder: translation?.placeholder ?? null,
+      validationMessage: translation?.validationMessage ?? null,
+    })),
     // Stable: options with equal sortOrder keep the order they were given in.
-    options: [...definition.options].sort(bySortOrder).map((option) => {
-      const label = resolver.resolve(option.translations);
-      return {
-        id: option.id,
-        value: option.value,
-        sortOrder: option.sortOrder,
-        label: label?.translation.label ?? option.value,
-        locale: label?.locale ?? resolver.locale,
-        fallbackUsed: label?.fallbackUsed ?? true,
-        translations: option.translations,
-      };
-    }),
-    translations: definition.translations,
-    createdAt: definition.createdAt,
-    updatedAt: definition.updatedAt,
-  };
-}
+    options: [...definition.options].sort(bySortOrder).map((option) => ({
+      ...option,
+      ...resolvedTexts(resolver, option.translations, (translation) => ({
+        label: translation?.label ?? option.value,
+      })),
+    })),
+  });

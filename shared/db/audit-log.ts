@@ -1,9 +1,11 @@
 import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
+import { auditEventProjection } from '../schemas/projections';
 import { db, tableName } from './client';
 import { decodeCursor, encodeCursor } from './cursor';
 import { keys } from './keys';
 import type { AuditActor, AuditTarget } from './org-audit';
+import { project } from './project';
 
 /**
  * The audit log's read side (GET /api/audit-events), apart from `org-audit.ts`, which every function
@@ -19,6 +21,9 @@ export interface AuditEvent {
   target: AuditTarget;
   details: Record<string, unknown>;
 }
+
+/** An entry as projected, before the defaults of what older entries lack. */
+type AuditEntry = Omit<AuditEvent, 'details'> & { details: unknown };
 
 export interface AuditFilters {
   type?: string | undefined;
@@ -38,43 +43,51 @@ function idPrefixAt(ms: number): string {
   return `${keys.orgAuditPrefix}${hex.slice(0, 8)}-${hex.slice(8, 12)}`;
 }
 
-const LEGACY_KEYS = new Set([
-  'pk',
-  'sk',
-  'entity',
-  'id',
-  'organizationId',
-  'at',
-  'action',
-  'actor',
-  'expiresAt',
-]);
+/**
+ * Entries written before the audit log API (issue 27) name their type `action`, have no target and
+ * keep their details beside it as attributes of the item; these are the ones each type's writer put
+ * there. `impersonation.started` also kept the session's end as `expiresAt`, never answered: that is
+ * the TTL's name.
+ */
+const LEGACY_DETAILS: Record<string, readonly string[]> = {
+  'export.conversations': [
+    'operation',
+    'requestId',
+    'format',
+    'redactPii',
+    'filters',
+    'matched',
+    'startedAt',
+    'rows',
+    'bytes',
+    'completed',
+    'error',
+  ],
+  'transcript.emailed': ['requestId', 'conversationId', 'to', 'messageCount', 'truncated'],
+  'impersonation.started': ['impersonatedOperatorId', 'sessionId'],
+  'impersonation.request': ['impersonatedOperatorId', 'sessionId', 'route', 'path', 'requestId'],
+  'impersonation.stopped': ['sessionId'],
+};
+
+const toEntry = project<AuditEntry>(auditEventProjection);
 
 /** The API shape of a stored entry; entries written before the audit log API (with `action`) too. */
 function toAuditEvent(orgId: string | null, item: Record<string, unknown>): AuditEvent {
-  const actor = (item.actor ?? { type: 'system', id: 'system' }) as AuditActor;
-  const base = {
-    id: String(item.id),
-    at: String(item.at),
-    actor: { type: actor.type, id: actor.id, name: actor.name ?? null },
-  };
+  const entry = toEntry(item);
+  entry.actor ??= { type: 'system', id: 'system', name: null };
+  entry.actor.name ??= null;
   if (typeof item.type === 'string') {
-    return {
-      ...base,
-      type: item.type,
-      impersonatedBy: (item.impersonatedBy as string | null | undefined) ?? null,
-      target: item.target as AuditTarget,
-      details: (item.details as Record<string, unknown> | undefined) ?? {},
-    };
+    entry.impersonatedBy ??= null;
+    entry.details ??= {};
+  } else {
+    const legacy = LEGACY_DETAILS[String(item.action)] ?? [];
+    entry.type = String(item.action);
+    entry.impersonatedBy = null;
+    entry.target = { type: 'organization', id: orgId ?? 'platform' };
+    // In the order the item's attributes were read, as they were answered before.
+    entry.details = Object.fromEntries(Object.entries(item).filter(([name]) => legacy.includes(name)));
   }
-  const details = Object.fromEntries(Object.entries(item).filter(([name]) => !LEGACY_KEYS.has(name)));
-  return {
-    ...base,
-    type: String(item.action),
-    impersonatedBy: null,
-    target: { type: 'organization', id: orgId ?? 'platform' },
-    details,
-  };
+  return entry as AuditEvent;
 }
 
 const MAX_QUERIES = 10;

@@ -1,10 +1,12 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { clock } from '../clock';
+import { operatorTeamProjection } from '../schemas/projections';
 import type { OperatorTeam } from '../schemas/team';
 import { db, tableName } from './client';
 import { isConditionFailure } from './errors';
 import { keys } from './keys';
+import { project } from './project';
 import { queryPrefix } from './query';
 import { leaseFromWindow } from './rate-windows';
 import { retryTransient, transact } from './transaction';
@@ -32,19 +34,18 @@ export interface CreationQuota {
 
 type RawItem = Record<string, AttributeValue>;
 
+const toTeam = project<OperatorTeam>(operatorTeamProjection);
+
+/** The team an item holds: `description` absent is null, `memberIds` (a string set, absent when empty) a list. */
 function teamOf(item: Record<string, unknown>): OperatorTeam {
   const members = item.memberIds;
-  return {
-    id: String(item.id),
-    orgId: String(item.orgId),
-    name: String(item.name),
-    description: typeof item.description === 'string' ? item.description : null,
-    priority: Number(item.priority ?? 0),
+  return toTeam({
+    ...item,
+    description: item.description ?? null,
+    priority: item.priority ?? 0,
     // Operator ids are UUIDv7: sorted, they are in the operators' creation order.
     memberIds: members instanceof Set ? [...(members as Set<string>)].sort() : [],
-    createdAt: String(item.createdAt),
-    updatedAt: String(item.updatedAt),
-  };
+  });
 }
 
 /** A team from the raw item a failed condition returns (ALL_OLD is not unmarshalled). */
@@ -54,7 +55,7 @@ function teamOfRaw(item: RawItem): OperatorTeam {
     orgId: item.orgId?.S,
     name: item.name?.S,
     description: item.description?.S,
-    priority: item.priority?.N,
+    priority: Number(item.priority?.N ?? 0),
     memberIds: new Set(item.memberIds?.SS ?? []),
     createdAt: item.createdAt?.S,
     updatedAt: item.updatedAt?.S,

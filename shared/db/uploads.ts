@@ -7,6 +7,7 @@ import { uuidv7 } from '../ids';
 import { batchGet } from './batch';
 import { db, tableName, ttlSeconds } from './client';
 import { keys } from './keys';
+import { project } from './project';
 import type { Write } from './transaction';
 
 /** A pending upload not completed within this time is gone (404), whatever its TTL's lag. */
@@ -61,21 +62,29 @@ const pendingUntilMs = (upload: Pick<StoredUpload, 'createdAt'>) =>
 export const expired = (upload: Pick<StoredUpload, 'status' | 'createdAt'>, nowMs = clock.nowMs()) =>
   upload.status === 'pending' && nowMs >= pendingUntilMs(upload);
 
+/** What the data layer reads of an upload item: its own fields, never its keys, TTL or `pendingUntil`. */
+const toStored = project<StoredUpload>({
+  id: 'value',
+  orgId: 'value',
+  filename: 'value',
+  contentType: 'value',
+  size: 'value',
+  status: 'value',
+  sha256: 'value',
+  owner: 'value',
+  createdAt: 'value',
+  objectKey: 'value',
+  conversationId: 'value',
+  messageId: 'value',
+});
+
+/** Unchecked and unattached uploads store no `sha256`, `conversationId` or `messageId`: null here. */
 function storedOf(item: Record<string, unknown>): StoredUpload {
-  return {
-    id: String(item.id),
-    orgId: String(item.orgId),
-    filename: String(item.filename),
-    contentType: String(item.contentType),
-    size: Number(item.size),
-    status: item.status as UploadStatus,
-    sha256: (item.sha256 as string | undefined) ?? null,
-    owner: String(item.owner),
-    createdAt: String(item.createdAt),
-    objectKey: String(item.objectKey),
-    conversationId: (item.conversationId as string | undefined) ?? null,
-    messageId: (item.messageId as string | undefined) ?? null,
-  };
+  const upload = toStored(item);
+  upload.sha256 ??= null;
+  upload.conversationId ??= null;
+  upload.messageId ??= null;
+  return upload;
 }
 
 function withoutAttachment(upload: StoredUpload) {

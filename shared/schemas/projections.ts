@@ -1,13 +1,23 @@
 import type { output } from 'zod/v4/core';
 import type { AiProvider } from './ai-provider';
+import type { auditEvent } from './audit';
 import type { Conversation, MessagePreview } from './conversation';
+import type {
+  CustomField,
+  CustomFieldOption,
+  CustomFieldOptionTranslation,
+  CustomFieldTranslation,
+} from './custom-field';
 import type { DiscordChannel } from './discord';
 import type { eventDataSchemas } from './event-data';
 import type { DomainEventType } from './events';
+import type { KbArticle, KbArticleTranslation, KbCollection, KbCollectionTranslation } from './kb';
 import type { Message } from './message';
 import type { Note } from './note';
 import type { Operator, Organization } from './organization';
 import type { Survey } from './survey';
+import type { OperatorTeam } from './team';
+import type { Upload } from './upload';
 import type { Visitor, VisitorProfile } from './visitor';
 import type { Delivery, Webhook } from './webhook';
 
@@ -252,3 +262,149 @@ export const surveyProjection = {
   updatedAt: 'value',
   deactivatedAt: 'value',
 } as const satisfies ProjectionOf<Survey>;
+
+export const operatorTeamProjection = {
+  id: 'value',
+  orgId: 'value',
+  name: 'value',
+  description: 'value',
+  priority: 'value',
+  memberIds: 'value',
+  createdAt: 'value',
+  updatedAt: 'value',
+} as const satisfies ProjectionOf<OperatorTeam>;
+
+/**
+ * The upload as answered, URLs included. Its `expiresAt` is the URL's, which the presenter
+ * (shared/uploads/present.ts) sets: the stored item's `expiresAt` is its TTL, so this projects a
+ * presented upload, never the item.
+ */
+export const uploadProjection = {
+  id: 'value',
+  filename: 'value',
+  contentType: 'value',
+  size: 'value',
+  status: 'value',
+  uploadUrl: 'value',
+  uploadMethod: 'value',
+  uploadHeaders: 'map',
+  downloadUrl: 'value',
+  sha256: 'value',
+  expiresAt: 'value',
+  createdAt: 'value',
+} as const satisfies ProjectionOf<Upload>;
+
+/** An entry of the audit log; `details` is copied as read, like the organization's `chatbot`. */
+export const auditEventProjection = {
+  id: 'value',
+  type: 'value',
+  at: 'value',
+  actor: { type: 'value', id: 'value', name: 'value' },
+  impersonatedBy: 'value',
+  target: { type: 'value', id: 'value' },
+  details: 'value',
+} as const satisfies ProjectionOf<Omit<output<typeof auditEvent>, 'details'> & { details: unknown }>;
+
+/*
+ * Localized resources (shared/schemas/translation.ts): a translation reads `id, locale, status,
+ * <texts>, <lifecycle>`; a resolved answer adds the texts of one translation, `locale` and
+ * `fallbackUsed` (shared/locale/localized.ts) and lists every translation, drafts included.
+ */
+const translationHead = { id: 'value', locale: 'value', status: 'value' } as const;
+const translationLifecycle = {
+  sourceLocale: 'value',
+  machineTranslatedAt: 'value',
+  reviewedAt: 'value',
+  reviewedBy: 'value',
+  createdAt: 'value',
+  updatedAt: 'value',
+} as const;
+
+const customFieldTranslationProjection = {
+  ...translationHead,
+  label: 'value',
+  placeholder: 'value',
+  validationMessage: 'value',
+  ...translationLifecycle,
+} as const satisfies ProjectionOf<CustomFieldTranslation>;
+
+const customFieldOptionTranslationProjection = {
+  ...translationHead,
+  label: 'value',
+  ...translationLifecycle,
+} as const satisfies ProjectionOf<CustomFieldOptionTranslation>;
+
+const customFieldOptionProjection = {
+  id: 'value',
+  value: 'value',
+  sortOrder: 'value',
+  label: 'value',
+  locale: 'value',
+  fallbackUsed: 'value',
+  translations: [customFieldOptionTranslationProjection],
+} as const satisfies ProjectionOf<CustomFieldOption>;
+
+export const customFieldProjection = {
+  id: 'value',
+  orgId: 'value',
+  name: 'value',
+  type: 'value',
+  required: 'value',
+  target: 'value',
+  sortOrder: 'value',
+  active: 'value',
+  label: 'value',
+  placeholder: 'value',
+  validationMessage: 'value',
+  locale: 'value',
+  fallbackUsed: 'value',
+  options: [customFieldOptionProjection],
+  translations: [customFieldTranslationProjection],
+  createdAt: 'value',
+  updatedAt: 'value',
+} as const satisfies ProjectionOf<CustomField>;
+
+const kbCollectionTranslationProjection = {
+  ...translationHead,
+  name: 'value',
+  description: 'value',
+  ...translationLifecycle,
+} as const satisfies ProjectionOf<KbCollectionTranslation>;
+
+export const kbCollectionProjection = {
+  id: 'value',
+  orgId: 'value',
+  key: 'value',
+  icon: 'value',
+  sortOrder: 'value',
+  name: 'value',
+  description: 'value',
+  locale: 'value',
+  fallbackUsed: 'value',
+  articleCount: 'value',
+  translations: [kbCollectionTranslationProjection],
+  createdAt: 'value',
+  updatedAt: 'value',
+} as const satisfies ProjectionOf<KbCollection>;
+
+const kbArticleTranslationProjection = {
+  ...translationHead,
+  title: 'value',
+  content: 'value',
+  ...translationLifecycle,
+} as const satisfies ProjectionOf<KbArticleTranslation>;
+
+export const kbArticleProjection = {
+  id: 'value',
+  orgId: 'value',
+  collectionId: 'value',
+  slug: 'value',
+  status: 'value',
+  title: 'value',
+  content: 'value',
+  locale: 'value',
+  fallbackUsed: 'value',
+  translations: [kbArticleTranslationProjection],
+  createdAt: 'value',
+  updatedAt: 'value',
+} as const satisfies ProjectionOf<KbArticle>;

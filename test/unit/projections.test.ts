@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { presentField } from '../../shared/custom-fields/present';
 import { storedConversationOf, toConversation } from '../../shared/db/conversations';
 import { toDelivery } from '../../shared/db/deliveries';
 import { discordChannels } from '../../shared/db/discord-channels';
@@ -8,33 +9,46 @@ import { toNote } from '../../shared/db/notes';
 import { project, projectionOf, projector } from '../../shared/db/project';
 import { toSurvey } from '../../shared/db/surveys';
 import { webhooks } from '../../shared/db/webhooks';
+import { presentArticle, presentCollection } from '../../shared/kb/present';
+import { localeResolver } from '../../shared/locale/resolve';
 import { aiProvider } from '../../shared/schemas/ai-provider';
+import { auditEvent } from '../../shared/schemas/audit';
 import { conversation } from '../../shared/schemas/conversation';
+import { customField } from '../../shared/schemas/custom-field';
 import { discordChannel } from '../../shared/schemas/discord';
 import { eventDataSchemas } from '../../shared/schemas/event-data';
 import { domainEventTypes } from '../../shared/schemas/events';
+import { kbArticle, kbCollection } from '../../shared/schemas/kb';
 import { messageRecord } from '../../shared/schemas/message';
 import { built } from '../../shared/schemas/names';
 import { note } from '../../shared/schemas/note';
 import { operator, organization } from '../../shared/schemas/organization';
 import {
   aiProviderProjection,
+  auditEventProjection,
   conversationProjection,
+  customFieldProjection,
   deliveryProjection,
   discordChannelProjection,
   eventDataProjections,
+  kbArticleProjection,
+  kbCollectionProjection,
   messageProjection,
   noteProjection,
   operatorProjection,
+  operatorTeamProjection,
   organizationProjection,
   type Projection,
   type RecordProjection,
   surveyProjection,
+  uploadProjection,
   visitorProfileProjection,
   visitorProjection,
   webhookProjection,
 } from '../../shared/schemas/projections';
 import { survey } from '../../shared/schemas/survey';
+import { operatorTeam } from '../../shared/schemas/team';
+import { upload } from '../../shared/schemas/upload';
 import { visitor, visitorProfile } from '../../shared/schemas/visitor';
 import { delivery, webhook } from '../../shared/schemas/webhook';
 import * as z from '../../shared/schemas/zod';
@@ -60,6 +74,11 @@ describe('resource projections', () => {
     ['Operator', operatorProjection, operator],
     ['AiProvider', aiProviderProjection, aiProvider],
     ['Survey', surveyProjection, survey],
+    ['OperatorTeam', operatorTeamProjection, operatorTeam],
+    ['Upload', uploadProjection, upload],
+    ['CustomField', customFieldProjection, customField],
+    ['KbCollection', kbCollectionProjection, kbCollection],
+    ['KbArticle', kbArticleProjection, kbArticle],
   ] as const)('%s is its schema’s projection, field for field and in order', (_, projection, schema) => {
     expect(projection).toEqual(projectionOf(schema));
     expect(asText(projection)).toBe(asText(projectionOf(schema)));
@@ -68,6 +87,11 @@ describe('resource projections', () => {
   it('Organization is its schema’s projection, the chatbot configuration copied whole', () => {
     const expected = { ...(projectionOf(organization) as RecordProjection), chatbot: 'value' };
     expect(asText(organizationProjection)).toBe(asText(expected));
+  });
+
+  it('AuditEvent is its schema’s projection, the details copied as read', () => {
+    const expected = { ...(projectionOf(auditEvent) as RecordProjection), details: 'value' };
+    expect(asText(auditEventProjection)).toBe(asText(expected));
   });
 
   it.each(domainEventTypes)('the data of %s is its schema’s projection', (type) => {
@@ -367,6 +391,12 @@ describe('internal attributes', () => {
     ['Operator', operatorProjection],
     ['AiProvider', aiProviderProjection],
     ['Survey', surveyProjection],
+    ['OperatorTeam', operatorTeamProjection],
+    // Not Upload: its `expiresAt` is its URL's, which the presenter sets, not the item's TTL.
+    ['CustomField', customFieldProjection],
+    ['KbCollection', kbCollectionProjection],
+    ['KbArticle', kbArticleProjection],
+    ['AuditEvent', auditEventProjection],
     ...domainEventTypes.map((type): [string, RecordProjection] => [
       `${type} data`,
       eventDataProjections[type],
@@ -411,6 +441,71 @@ describe('internal attributes', () => {
         /"(pk|sk|gsi\dpk|gsi\dsk|entity|expiresAt|\w+Claim|\w+Sealed|rev|editCount)":/g,
       );
       expect([name, leaked]).toEqual([name, null]);
+    }
+  });
+
+  it('never reach a localized answer, nor its options or translations', () => {
+    const resolver = localeResolver({ locales: ['en'], defaultLocale: 'en' }, undefined);
+    const translation = (texts: Record<string, unknown>) => ({
+      ...internal,
+      ...(filled(kbArticleProjection.translations[0]) as object),
+      ...texts,
+      locale: 'en',
+      status: 'published',
+    });
+    const stored = {
+      ...internal,
+      rev: 3,
+      storedBytes: 10,
+      articleCounts: { draft: 0, published: 2, archived: 0 },
+    };
+    const answers: [string, unknown, object][] = [
+      [
+        'field',
+        presentField(
+          {
+            ...stored,
+            ...(filled(customFieldProjection) as object),
+            options: [
+              { ...internal, id: 'o', value: 'v', sortOrder: 0, translations: [translation({ label: 'L' })] },
+            ],
+            translations: [translation({ label: 'L', placeholder: null, validationMessage: null })],
+          } as never,
+          resolver,
+        ),
+        customField,
+      ],
+      [
+        'collection',
+        presentCollection(
+          {
+            ...stored,
+            ...(filled(kbCollectionProjection) as object),
+            translations: [translation({ name: 'N' })],
+          } as never,
+          resolver,
+        ),
+        kbCollection,
+      ],
+      [
+        'article',
+        presentArticle(
+          {
+            ...stored,
+            ...(filled(kbArticleProjection) as object),
+            translations: [translation({ title: 'T' })],
+          } as never,
+          resolver,
+        ),
+        kbArticle,
+      ],
+    ];
+    for (const [name, answer, schema] of answers) {
+      const leaked = JSON.stringify(answer).match(
+        /"(pk|sk|gsi\dpk|gsi\dsk|entity|expiresAt|\w+Claim|\w+Sealed|rev|editCount|storedBytes|articleCounts)":/g,
+      );
+      expect([name, leaked]).toEqual([name, null]);
+      expect(Object.keys(answer as object)).toEqual(Object.keys(built(schema as typeof kbArticle).shape));
     }
   });
 
