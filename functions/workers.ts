@@ -87,7 +87,7 @@ export const streamRouterParts = [
     entities: ['event'],
   },
   {
-    name: 'conversation-deletions',
+    name: 'conversation-changes',
     description:
       'counts conversations and messages into the daily aggregates (once per stream record), hands each newly soft-deleted conversation to the purge queue, and each newly merged or erased visitor to the visitor-jobs queue',
     entities: ['conversation', 'visitor', 'message'],

@@ -20,7 +20,7 @@ type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<D
 const modules: Record<StreamPartName, () => Promise<{ handler: StreamHandler }>> = {
   'realtime-push': () => import('./realtime-push'),
   'webhook-fanout': () => import('./webhook-fanout'),
-  'conversation-deletions': () => import('./conversation-deletions'),
+  'conversation-changes': () => import('./conversation-changes'),
 };
 
 const entityOf = (record: DynamoDBRecord): string | undefined => record.dynamodb?.NewImage?.entity?.S;

@@ -14,7 +14,7 @@ export const MERGE_SWEEP_DELAY_SECONDS = 10;
 
 /**
  * Finishes what a merge or an erasure started (the request committed the visitor's new state; the
- * stream handed it here, see the stream-router's part conversation-deletions). A merge moves the source's conversations to
+ * stream handed it here, see the stream-router's part conversation-changes). A merge moves the source's conversations to
  * its target in pages (`visitorMerge.moveConversations`), then looks again once a little later; an
  * erasure goes step by step (`visitorErasure.eraseStep`). Before time runs out the rest goes back
  * to the queue (with the cursor), and only then is this message let go; if the worker dies

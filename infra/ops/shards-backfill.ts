@@ -1,4 +1,4 @@
-import { useLocalStackEnvironment } from '../local/stack-state';
+import { runOneOff } from './one-off';
 
 const HELP = `npm run shards:backfill
 
@@ -16,14 +16,7 @@ TABLE_NAME, AWS_ENDPOINT_URL_DYNAMODB (or AWS credentials and region).`;
 
 const n = (value: number) => value.toLocaleString('en');
 
-async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  if (args.includes('--help') || args.includes('-h')) {
-    console.log(HELP);
-    return;
-  }
-  if (args.length > 0) throw new Error(`Unknown argument ${args[0]}\n\n${HELP}`);
-  useLocalStackEnvironment();
+runOneOff(HELP, async () => {
   // Imported only now: the data layer reads its configuration at load.
   const { backfillShardedKeys } = await import('../../shared/db/shard-backfill');
   const t0 = Date.now();
@@ -39,9 +32,4 @@ async function main(): Promise<void> {
     console.log(
       `${n(done.eventsHeld)} events younger than 24 h keep their old item as well (the feed serves their copy): run again after a day to delete those, or let their TTL do so`,
     );
-}
-
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
 });

@@ -1,4 +1,4 @@
-import { useLocalStackEnvironment } from '../local/stack-state';
+import { runOneOff } from './one-off';
 
 const HELP = `npm run visitors:backfill
 
@@ -11,14 +11,7 @@ written).
 Where: the running local stack (.local-data/local-stack.json from npm start), or the environment:
 TABLE_NAME, AWS_ENDPOINT_URL_DYNAMODB (or AWS credentials and region).`;
 
-async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  if (args.includes('--help') || args.includes('-h')) {
-    console.log(HELP);
-    return;
-  }
-  if (args.length > 0) throw new Error(`Unknown argument ${args[0]}\n\n${HELP}`);
-  useLocalStackEnvironment();
+runOneOff(HELP, async () => {
   // Imported only now: the data layer reads its configuration at load.
   const { backfillVisitorKeys } = await import('../../shared/db/visitor-backfill');
   const t0 = Date.now();
@@ -30,9 +23,4 @@ async function main(): Promise<void> {
   console.log(
     `done in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${done.updated.toLocaleString('en')} visitors given their listing and sync keys`,
   );
-}
-
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
 });

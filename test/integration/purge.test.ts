@@ -139,7 +139,7 @@ describe('the purge of a deleted conversation', () => {
     expect(before.filter((item) => kindOf(item) === 'REV')).toHaveLength(2);
     expect(before.filter((item) => kindOf(item) === 'NOTE')).toHaveLength(1);
 
-    // Soft delete → stream → stream-router (part conversation-deletions) → queue → conversation-purge.
+    // Soft delete → stream → stream-router (part conversation-changes) → queue → conversation-purge.
     await ok(
       call('POST', '/api/conversations/bulk-delete', {
         token: tenant.apiKey,

@@ -1,7 +1,7 @@
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import pg from 'pg';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { purgeJobOf } from '../../functions/workers/conversation-deletions';
+import { purgeJobOf } from '../../functions/workers/conversation-changes';
 import { lambdaContext } from '../../infra/local/lambda-event';
 import { eventItem } from '../../shared/db/events';
 import { keys } from '../../shared/db/keys';
