@@ -572,8 +572,9 @@ describe('GET /api/export/analytics', () => {
 
       const counted = (period: { start: string; end: string; figures: Record<string, string> }) =>
         isDeepStrictEqual(period.figures, expectedFigures(edges, ms(period.start), ms(period.end)));
-      // The part-days are counted item by item, survey responses from their by-time index, which
-      // may show the responses just given up to 2 s late (the contract): read until it does.
+      // The day counters are counted from the table's stream, and survey responses read from their
+      // by-time index, which may show the responses just given up to 2 s late (the contract): read
+      // until both have caught up (a loaded machine delays the stream by seconds).
       const periods = await eventually(
         async () =>
           periodsOf(
@@ -583,7 +584,7 @@ describe('GET /api/export/analytics', () => {
             ),
           ),
         (read) => read.length > 0 && read.every(counted),
-        { timeoutMs: 3_000 },
+        { timeoutMs: 30_000, intervalMs: 250 },
       );
 
       expect(periods.map(({ start, end }) => [start, end])).toEqual([
