@@ -8,7 +8,7 @@
  */
 import type { SQSEvent } from 'aws-lambda';
 import { handler } from '../functions/workers/pdf-transcript';
-import { startQueueConsumer } from '../infra/local/consumers';
+import { startQueueConsumer } from '../infra/local/consumers/queue-poller';
 import { settledRss, watchPeakRss } from './peak-rss';
 import { type PdfWorkerRun, RESULT_MARKER } from './protocol';
 

@@ -419,7 +419,7 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
 
 /** Runs `body` with `extra` more delivery pollers on the queue, the same handler module as the stack's. */
 async function withExtraPollers<T>(stack: LocalStack, extra: number, body: () => Promise<T>): Promise<T> {
-  const { startQueueConsumer } = await import('../infra/local/consumers');
+  const { startQueueConsumer } = await import('../infra/local/consumers/queue-poller');
   const { handler } = await import('../functions/workers/webhook-delivery');
   const queueUrl = process.env.WEBHOOK_DELIVERY_QUEUE_URL;
   const endpoint = stack.endpoints.sqs;

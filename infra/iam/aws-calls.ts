@@ -20,8 +20,8 @@ const secrets = (action: string): AwsCall => ({ actions: [`secretsmanager:${acti
 /**
  * What S3 authorizes each operation the service sends as: one action on the object (or, for a
  * listing, the bucket), plus what S3 asks KMS for on the caller's behalf under an SSE-KMS bucket.
- * The one S3 table: the SDK commands below and the local enforcement (infra/local/enforce.ts) both
- * read it. A copy is a read of its source and a write of its destination (no s3:CopyObject action).
+ * The one S3 table: the SDK commands below and the local enforcement (infra/local/iam/checks.ts)
+ * both read it. A copy is a read of its source and a write of its destination (no s3:CopyObject action).
  */
 export const s3Operations = {
   GetObject: { action: 's3:GetObject', bucketKeyActions: ['kms:Decrypt'] },

@@ -7,7 +7,7 @@
  * evaluator cannot judge (`Condition`, `NotAction`, `NotResource`) never grants, and a Deny of that
  * kind is taken as denying (failing closed), so a local run never allows what AWS might refuse.
  *
- * Shared by the local runtime (infra/local/enforce.ts: every AWS call of a function is checked
+ * Shared by the local runtime (infra/local/iam/enforce.ts: every AWS call of a function is checked
  * against its role) and the template tests (test/infra/iam-needs.test.ts).
  */
 

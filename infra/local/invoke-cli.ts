@@ -1,18 +1,17 @@
 import { existsSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
-import {
-  findTarget,
-  type InvokeSession,
-  invokeTarget,
-  invokeTargets,
-  openSession,
-  PLACEHOLDERS,
-  prepareEvent,
-  presentResult,
-  sampleEvents,
-  sampleKind,
-  summarize,
-} from './invoke';
+import { invokeTarget, prepareEvent } from './invoke/invocation';
+import { PLACEHOLDERS } from './invoke/placeholders';
+import { presentResult, summarize } from './invoke/presentation';
+import { sampleEvents, sampleKind } from './invoke/sample-events';
+import { type InvokeSession, openSession } from './invoke/session';
+import { findTarget, invokeTargets } from './invoke/targets';
+
+/**
+ * `npm run invoke`: one handler, one event, against the local emulators — what `sam local invoke`
+ * does, without Docker. Only the command line is here (arguments, help, stdout and exit code); the
+ * sessions, targets, placeholders and presentation are in `invoke/`, which the tests share.
+ */
 
 const USAGE = `npm run invoke -- <function or worker> <event file> [options]
 npm run invoke -- <event file> [options]          (the function is inferred from the event)`;

@@ -9,14 +9,15 @@ import {
   LocalResponseStream,
   type ResponseSink,
 } from '../../shared/http/streaming';
-import { enforceIam, type Identity } from './enforce';
+import { enforceIam } from './iam/enforce';
+import type { Identity } from './iam/identity';
 import { lambdaContext } from './lambda-event';
 
 /**
  * Inside a function's isolate: what the Lambda runtime does for one function instance. Loads the
  * handler once (module state lives as long as the isolate), hands it each event the host sends with
  * a Lambda context, and returns its result, or its streamed answer chunk by chunk. Every AWS SDK
- * client the function makes is held to its role (enforce.ts) before the handler loads. Each
+ * client the function makes is held to its role (iam/enforce.ts) before the handler loads. Each
  * invocation's DynamoDB usage (shared/db/meter.ts: commands, round trips, capacity units; with
  * `trace`, every command and the code that sent it) is measured on its own and goes back with its
  * outcome, so the host can tell what each request cost although the calls left from this isolate.

@@ -2,7 +2,8 @@ import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Statement } from '../iam/policy';
-import { denialMessage, deniedResponse, firstDenial, keyOfLocalCiphertext } from './enforce';
+import { keyOfLocalCiphertext } from './iam/checks';
+import { denialMessage, deniedResponse, firstDenial } from './iam/denial';
 
 /**
  * Stand-ins for what no npm emulator covers, with the calls the functions make, on one loopback
@@ -12,7 +13,7 @@ import { denialMessage, deniedResponse, firstDenial, keyOfLocalCiphertext } from
  * clients such as the rotation function's); and the Parameters and Secrets Lambda Extension's
  * `GET /secretsmanager/get?secretId=` (shared/secrets.ts: the cursor key ring, the Discord bot
  * token), the isolate's PARAMETERS_SECRETS_EXTENSION_HTTP_PORT pointing here. Each request is
- * authorized against the calling function's role, like every SDK call (enforce.ts): an SDK request
+ * authorized against the calling function's role, like every SDK call (iam/enforce.ts): an SDK request
  * by the access key its isolate signs with, an extension request by the session token it sends in
  * `X-Aws-Parameters-Secrets-Token`, as Lambda's extension takes it.
  */

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { InvocationUsage } from '../../shared/db/meter';
 import type { ResponseSink } from '../../shared/http/streaming';
-import type { Identity } from './enforce';
+import type { Identity } from './iam/identity';
 import type { FromIsolate, SerializedError, ToIsolate } from './isolate-main';
 import { type LocalFunction, ROOT } from './template';
 
@@ -14,7 +14,7 @@ import { type LocalFunction, ROOT } from './template';
  * environment is exactly the function's `Environment` from the synthesized template (resolved to
  * the local resources), plus what the Lambda runtime sets, plus the local-only variables listed in
  * `isolateEnvironment`; nothing else of the host's environment. Its AWS SDK clients are held to its
- * role (enforce.ts). Every invocation comes back with its DynamoDB usage, measured in the isolate
+ * role (iam/enforce.ts). Every invocation comes back with its DynamoDB usage, measured in the isolate
  * (shared/db/meter.ts), which the runtime hands to its `onInvocation` listeners.
  */
 

@@ -1,13 +1,9 @@
 import { INITIAL_QUEUE_POLLERS, type WorkerDefinition } from '../../functions/workers';
-import {
-  type Consumer,
-  type QueueHandler,
-  type StreamHandler,
-  type StreamSubscriber,
-  startQueueConsumer,
-  startStreamConsumers,
-  type YieldToRequests,
-} from './consumers';
+import type { Consumer, QueueHandler, StreamHandler } from './consumers/consumer';
+import { startQueueConsumer } from './consumers/queue-poller';
+import { startStreamConsumers } from './consumers/stream-reader';
+import type { StreamSubscriber } from './consumers/stream-subscription';
+import type { YieldToRequests } from './consumers/yield-to-requests';
 import type { LocalRuntime } from './runtime';
 
 /**

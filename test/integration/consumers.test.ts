@@ -11,12 +11,10 @@ import {
 import type { DynamoDBRecord, SQSRecord } from 'aws-lambda';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { streamArnOf } from '../../infra/local/bootstrap';
-import {
-  type Consumer,
-  startQueueConsumer,
-  startStreamConsumer,
-  type YieldToRequests,
-} from '../../infra/local/consumers';
+import type { Consumer } from '../../infra/local/consumers/consumer';
+import { startQueueConsumer } from '../../infra/local/consumers/queue-poller';
+import { startStreamConsumer } from '../../infra/local/consumers/stream-reader';
+import type { YieldToRequests } from '../../infra/local/consumers/yield-to-requests';
 import { eventually } from '../helpers/eventually';
 
 /** The local event sources behave like Lambda's: partial batch failures, redrive, stream order. */

@@ -4,14 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createBuckets, createQueues } from '../../infra/local/bootstrap';
-import {
-  type InvokeSession,
-  invokeFile,
-  openSession,
-  presentResult,
-  ROOT,
-  sampleEvents,
-} from '../../infra/local/invoke';
+import { invokeFile } from '../../infra/local/invoke/invocation';
+import { presentResult } from '../../infra/local/invoke/presentation';
+import { sampleEvents } from '../../infra/local/invoke/sample-events';
+import { type InvokeSession, openSession } from '../../infra/local/invoke/session';
+import { ROOT } from '../../infra/local/invoke/targets';
 import { writeStackState } from '../../infra/local/stack-state';
 
 /**

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { evaluate, type Statement, statementsOf, wildcardMatch } from '../../infra/iam/policy';
-import { checksOf, deniedResponse, firstDenial, type Identity } from '../../infra/local/enforce';
+import { checksOf } from '../../infra/local/iam/checks';
+import { deniedResponse, firstDenial } from '../../infra/local/iam/denial';
+import type { Identity } from '../../infra/local/iam/identity';
 
 /** AWS's documented evaluation rules (IAM User Guide, "Policy evaluation logic"), one account, identity policies. */
 const allow = (actions: string[], resources: string[], extra: Partial<Statement> = {}): Statement => ({

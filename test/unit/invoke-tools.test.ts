@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fillPlaceholders, findTarget, inferTarget, placeholdersIn } from '../../infra/local/invoke';
+import { fillPlaceholders, placeholdersIn } from '../../infra/local/invoke/placeholders';
+import { findTarget, inferTarget } from '../../infra/local/invoke/targets';
 import { samEnvironment, samTemplate } from '../../infra/local/sam-local';
 import type { StackState } from '../../infra/local/stack-state';
 

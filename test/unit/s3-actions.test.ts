@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { awsCalls, s3Operations } from '../../infra/iam/aws-calls';
-import { checksOf, type Identity } from '../../infra/local/enforce';
+import { checksOf } from '../../infra/local/iam/checks';
+import type { Identity } from '../../infra/local/iam/identity';
 
 /**
  * One S3 table (infra/iam/aws-calls.ts): the local enforcement of each S3 request and the grants

@@ -13,17 +13,11 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { workerDefinitions } from '../../functions/workers';
-import {
-  apiGroupNames,
-  apiGroupOf,
-  type InvokeSession,
-  inferTarget,
-  invokeFile,
-  PLACEHOLDERS,
-  placeholdersIn,
-  ROOT,
-  sampleEvents,
-} from '../../infra/local/invoke';
+import { invokeFile } from '../../infra/local/invoke/invocation';
+import { PLACEHOLDERS, placeholdersIn } from '../../infra/local/invoke/placeholders';
+import { sampleEvents } from '../../infra/local/invoke/sample-events';
+import type { InvokeSession } from '../../infra/local/invoke/session';
+import { apiGroupNames, apiGroupOf, inferTarget, ROOT } from '../../infra/local/invoke/targets';
 import { authCache } from '../../shared/auth/authenticate';
 import { keys } from '../../shared/db/keys';
 import { apiKeyFixture, batchGetFrom, organizationItem } from './helpers/auth-items';
