@@ -83,8 +83,10 @@ export const updateOrganization = route({
   path: '/api/admin/organizations/{orgId}',
   operationId: 'updateOrganization',
   summary: 'Update an organization',
-  description:
+  description: [
     'Writes only the fields present. `chatbot` (the configuration `GET /api/chatbot/config` shows) is merged field by field: each field given replaces the stored one. Credentials cached by warm instances see the change within the auth cache TTL (10 s).',
+    '`rateLimitPerMinute` (an integer 1–100,000, or null: no organization ceiling, the default) caps the requests of the organization in a fixed one-minute window, all its credentials together (API keys, operator sessions, visitor tokens, the widget key). The per-credential limit stays: a request counts toward the organization once its credential admitted it, and beyond the ceiling it is 429 `RATE_LIMITED` with `Retry-After` and `details.reason = "organization_rate_limit"`. `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` report whichever limit is closer to running out: the credential’s or the organization’s. A change takes effect within the auth cache TTL (10 s).',
+  ].join('\n\n'),
   tag: 'Provisioning',
   callers: ['platform'],
   params: orgParams,
@@ -92,11 +94,12 @@ export const updateOrganization = route({
   response: { status: 200, schema: organization, description: 'The organization after the change' },
   errors: [404],
   examples: {
-    request: { name: 'Acme Retail Europe', locales: ['en', 'fr', 'de'] },
+    request: { name: 'Acme Retail Europe', locales: ['en', 'fr', 'de'], rateLimitPerMinute: 6000 },
     response: {
       ...organizationExample,
       name: 'Acme Retail Europe',
       locales: ['en', 'fr', 'de'],
+      rateLimitPerMinute: 6000,
       updatedAt: '2026-11-21T11:00:00.000Z',
     },
   },

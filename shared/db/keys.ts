@@ -408,10 +408,25 @@ export const keys = {
    * redelivery finds it and adds nothing. Spread over 16 partitions by the record's id, since every
    * counted record of the organization writes one; expires after the stream's retention.
    */
-  countedRecord: (orgId: string, streamEventId: string): Key => ({
+  countedRecord: (orgId: string, streamEventId: string, purpose: 'RECORD' | 'USAGE' = 'RECORD'): Key => ({
     pk: `${org(orgId)}#COUNTED#${shardOf(streamEventId, 16)}`,
-    sk: `RECORD#${streamEventId}`,
+    sk: `${purpose}#${streamEventId}`,
   }),
+
+  /**
+   * An organization's usage (shared/db/usage.ts): a day's counters over `USAGE_SHARDS` items (the
+   * stream's consumers and every function instance's flushes add to them; reads sum the shards),
+   * and per day the bytes of uploads added and removed (`STORED#`), whose running sum is the bytes
+   * stored at a day's end.
+   */
+  usagePartition: (orgId: string) => `${org(orgId)}#USAGE`,
+  usageShard: (orgId: string, day: string, shard: number): Key => ({
+    pk: `${org(orgId)}#USAGE`,
+    sk: `DAY#${day}#S#${shard}`,
+  }),
+  usageDayPrefix: 'DAY#',
+  usageStored: (orgId: string, day: string): Key => ({ pk: `${org(orgId)}#USAGE`, sk: `STORED#${day}` }),
+  usageStoredPrefix: 'STORED#',
 
   /** A survey response lives with its conversation (listed by it); the locator finds it by id. */
   survey: (orgId: string, conversationId: string, surveyId: string): Key => ({
@@ -463,6 +478,8 @@ export const keys = {
   }),
   /** The organization-wide limit on transcript e-mails uses a rate window under this fixed name. */
   transcriptEmailLimit: 'TRANSCRIPT_EMAIL',
+  /** The organization's request ceiling (`rateLimitPerMinute`) uses a rate window under this name. */
+  organizationRequestLimit: 'ORG_REQUESTS',
 
   /** Rate-limit window of one credential; platform credentials have no organization. */
   rateWindow: (orgId: string | undefined, credentialId: string, windowStartMs: number): Key => ({

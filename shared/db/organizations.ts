@@ -22,7 +22,10 @@ export interface NewOrganization {
   historyWindowDays: number | null;
 }
 
-/** The stored chatbot configuration is read through `chatbotConfigOf`, which fills what it lacks. */
+/**
+ * The stored chatbot configuration is read through `chatbotConfigOf`, which fills what it lacks; an
+ * organization stored before `rateLimitPerMinute` existed has no ceiling (null).
+ */
 const projectOrganization = project<Omit<Organization, 'chatbot'> & { chatbot: unknown }>(
   organizationProjection,
 );
@@ -30,6 +33,7 @@ const projectOrganization = project<Omit<Organization, 'chatbot'> & { chatbot: u
 const fromItem = (item: Record<string, unknown>): Organization => {
   const organization = projectOrganization(item);
   organization.chatbot = chatbotConfigOf(item.chatbot, String(item.createdAt));
+  organization.rateLimitPerMinute ??= null;
   return organization as Organization;
 };
 
@@ -40,6 +44,7 @@ export const organizations = {
     const organization: Organization = {
       id,
       ...input,
+      rateLimitPerMinute: null,
       widgetKey: mintOrgToken('widgetKey', id).token,
       chatbot: defaultChatbotConfig(now),
       createdAt: now,

@@ -54,3 +54,14 @@ export function leaseTranscriptEmails(
 ): Promise<{ granted: number; used: number }> {
   return leaseFromWindow({ ...input, credentialId: keys.transcriptEmailLimit });
 }
+
+/**
+ * `leaseFromWindow` on the organization's request window (`rateLimitPerMinute`: every credential of
+ * the organization together). One item per organization and minute, leased in chunks like a
+ * credential's window (shared/http/rate-limiter.ts), so it takes a few writes a second at most.
+ */
+export function leaseOrganizationRequests(
+  input: Omit<Parameters<typeof leaseFromWindow>[0], 'credentialId'> & { orgId: string },
+): Promise<{ granted: number; used: number }> {
+  return leaseFromWindow({ ...input, credentialId: keys.organizationRequestLimit });
+}

@@ -210,7 +210,9 @@ const headerComponents = {
     required: true,
     schema: { type: 'string', pattern: '^"[0-9]+"$', maxLength: 17 },
   },
-  'RateLimit-Limit': int32('Requests a minute this credential may make'),
+  'RateLimit-Limit': int32(
+    'Requests a minute allowed: the credential’s limit, or its organization’s ceiling when that one is closer to running out',
+  ),
   'RateLimit-Remaining': int32('Requests left in the current window'),
   'RateLimit-Reset': int32('Seconds until the window resets'),
   'Retry-After': int32('Seconds to wait before trying again'),
@@ -593,7 +595,7 @@ export function buildOpenApi(
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       description: [
         'Live chat and support: conversations, messages, internal notes, an events feed and signed webhooks, with platform provisioning of organizations, API keys and operators.',
-        'Conventions: ids are UUIDs (v7), timestamps ISO 8601 UTC with milliseconds. Every response carries `X-Request-Id`, and errors carry the same value as `error.correlationId`. Unknown body fields are rejected (422). Cursor pages are `{ data, nextCursor }`; cursors are opaque, signed and bound to the organization and the listing. Responses carry `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`; a 429 carries `Retry-After`.',
+        'Conventions: ids are UUIDs (v7), timestamps ISO 8601 UTC with milliseconds. Every response carries `X-Request-Id`, and errors carry the same value as `error.correlationId`. Unknown body fields are rejected (422). Cursor pages are `{ data, nextCursor }`; cursors are opaque, signed and bound to the organization and the listing. Responses carry `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (of the credential’s limit, or of the organization’s ceiling when one is set and closer to running out); a 429 carries `Retry-After`.',
         'Errors: `{ error: { code, message, details, correlationId } }`; `code` is one of `ErrorCode`, and each status has its own schema with its `details` (412: `currentVersion`, 405: `allowed`, 402: `module` and `feature`, 422: `field` and `fields`).',
         'Versioned resources (conversations) answer with `ETag`; send it back as `If-Match` to write only if nothing changed meanwhile (412 otherwise). Free-form JSON values (`metadata`, custom-field values) are at most 8 levels deep and 16 KiB each.',
         'Routing is decided before authentication: an unknown path is 404, a known path with another method 405. A path id that is not a UUID is 404.',

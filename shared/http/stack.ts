@@ -30,7 +30,7 @@ export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Prom
  *  4. resolveRoute    404 / 405, before any credential is looked at
  *  5. parseBody       413, 415, 400
  *  6. authenticate    401; caller and organization from the credential only
- *  7. rateLimit       429 + RateLimit-* headers, per credential
+ *  7. rateLimit       429 + RateLimit-* headers, per credential and per organization (a ceiling)
  *  8. authorize       403 caller kind, 402 module, 403 scope / admin role
  *  9. validate        404 bad path id, 422 query / body (strict)
  * 10. idempotency     replay or 409; stores the answer     → stores / releases the key

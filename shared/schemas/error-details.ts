@@ -161,7 +161,7 @@ export const errorDetailsSchemas = {
       ),
       reason: z.optional(
         described(
-          z.enum(['transcript_email_limit']),
+          z.enum(['transcript_email_limit', 'organization_rate_limit']),
           'Set when an organization-wide limit refused it rather than the credential’s',
         ),
       ),

@@ -180,6 +180,7 @@ export const organizationExample: Organization = {
   locales: ['en', 'fr'],
   defaultLocale: 'en',
   historyWindowDays: null,
+  rateLimitPerMinute: null,
   widgetKey: 'svc_wpk_x8P2mQ4rT7vW1yZ3bC5dF6gH9jK0lN2pQ4sU6wY8aC1eG3iK5mO7qS9uW1yA3cE5',
   chatbot: {
     enabled: false,

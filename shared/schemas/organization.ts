@@ -1,7 +1,7 @@
 import { scopes } from '../auth/scopes';
 import { type ChatbotConfig, chatbotConfig, patchChatbotConfig } from './chatbot';
 import { isoInstant, localeTag, plainText, uuid } from './common';
-import { named } from './names';
+import { documented, named } from './names';
 import * as z from './zod';
 
 const moduleName = z
@@ -11,6 +11,9 @@ const moduleName = z
     z.regex(/^[a-z][a-z0-9_]{0,63}$/, 'Expected a module name such as "automation_api"'),
   );
 
+const rateLimitDescription =
+  'Requests a minute the organization may make, all its credentials together (on top of each credential’s own limit); null: no organization ceiling (the default).';
+
 export const organization = named('Organization', () =>
   z.object({
     id: uuid,
@@ -19,6 +22,7 @@ export const organization = named('Organization', () =>
     locales: z.array(z.string()),
     defaultLocale: z.string(),
     historyWindowDays: z.nullable(z.int()),
+    rateLimitPerMinute: documented(z.nullable(z.int()), { description: rateLimitDescription }),
     /** Public: identifies the organization to the chat widget. */
     widgetKey: z.string(),
     /** The chatbot configuration, as `GET /api/chatbot/config` shows it. */
@@ -36,6 +40,9 @@ const organizationFields = {
   locales: z.array(localeTag).check(z.minLength(1), z.maxLength(100)),
   defaultLocale: localeTag,
   historyWindowDays: z.nullable(z.int().check(z.minimum(1), z.maximum(36_500))),
+  rateLimitPerMinute: documented(z.nullable(z.int().check(z.minimum(1), z.maximum(100_000))), {
+    description: rateLimitDescription,
+  }),
 };
 
 export const createOrganizationBody = named('CreateOrganizationRequest', () =>
@@ -55,6 +62,7 @@ export const updateOrganizationBody = named('UpdateOrganizationRequest', () =>
     locales: z.optional(organizationFields.locales),
     defaultLocale: z.optional(organizationFields.defaultLocale),
     historyWindowDays: z.optional(organizationFields.historyWindowDays),
+    rateLimitPerMinute: z.optional(organizationFields.rateLimitPerMinute),
     chatbot: z.optional(patchChatbotConfig),
   }),
 );

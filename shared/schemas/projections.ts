@@ -221,6 +221,7 @@ export const organizationProjection = {
   locales: 'value',
   defaultLocale: 'value',
   historyWindowDays: 'value',
+  rateLimitPerMinute: 'value',
   widgetKey: 'value',
   chatbot: 'value',
   createdAt: 'value',

@@ -23,6 +23,7 @@ const organization = (historyWindowDays: number | null): Organization => ({
   locales: ['en'],
   defaultLocale: 'en',
   historyWindowDays,
+  rateLimitPerMinute: null,
   widgetKey: 'svc_wpk_x',
   chatbot: {
     enabled: false,
