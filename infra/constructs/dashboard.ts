@@ -25,6 +25,7 @@ import {
   ROUTE_DIMENSION,
 } from '../../shared/metrics-contract';
 import { RUNBOOK } from './alarms';
+import { ContributorInsightsWidget } from './tenant-insights';
 
 export interface DashboardRoute {
   /** `GET /api/conversations` */
@@ -52,6 +53,16 @@ export interface ServiceDashboardProps {
   realtime: { apiId: string; stageName: string };
   webhookDeliveries: { succeeded: Metric; failed: Metric };
   alarms: readonly Alarm[];
+  /**
+   * Contributor Insights over the API functions' access lines (infra/constructs/tenant-insights.ts):
+   * each rule's top organizations, and the top organization's share of requests against the
+   * noisy-neighbour alarm's threshold.
+   */
+  tenants?: {
+    rules: readonly { title: string; ruleName: string; unit: string }[];
+    topShare: IMetric;
+    sharePercent: number;
+  };
 }
 
 const period = Duration.minutes(5);
@@ -85,7 +96,7 @@ export class ServiceDashboard extends Construct {
       new TextWidget({
         markdown: [
           `# ${stack.stackName}`,
-          `Runbook: \`${RUNBOOK}\` (one section per alarm). Logs Insights saved queries: folder **${stack.stackName}** (a request by X-Request-Id, errors by route, slowest routes, one tenant's traffic).`,
+          `Runbook: \`${RUNBOOK}\` (one section per alarm). Logs Insights saved queries: folder **${stack.stackName}** (a request by X-Request-Id, errors by route, slowest routes, one tenant's traffic, one organization's requests, errors and slowest routes). Top organizations: Contributor Insights rules **${stack.stackName}-orgs-by-…**.`,
         ].join('\n\n'),
         width: FULL,
         height: 2,
@@ -133,6 +144,24 @@ export class ServiceDashboard extends Construct {
         6,
       ),
     );
+
+    // Who takes the most: the top organizations of each Contributor Insights rule (one line per
+    // organization id), and the top one's share of requests as the noisy-neighbour alarm reads it.
+    if (props.tenants) {
+      const { rules, topShare, sharePercent } = props.tenants;
+      const contributors = (rule: (typeof rules)[number], width: number) =>
+        new ContributorInsightsWidget({ title: rule.title, ruleName: rule.ruleName, unit: rule.unit, width });
+      const [first, rest] = [rules.slice(0, 3), rules.slice(3)];
+      this.dashboard.addWidgets(
+        graph('Tenants: top organization, share of requests (%)', [topShare], 6, {
+          leftYAxis: { min: 0, max: 100 },
+          leftAnnotations: [{ value: sharePercent, label: 'noisy-neighbour alarm' }],
+        }),
+        ...first.map((rule) => contributors(rule, 6)),
+      );
+      if (rest.length > 0)
+        this.dashboard.addWidgets(...rest.map((rule) => contributors(rule, Math.floor(FULL / rest.length))));
+    }
 
     // Each route, grouped by the function that serves it.
     for (const group of [...new Set(routes.map((route) => route.group))]) {

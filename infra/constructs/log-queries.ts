@@ -82,6 +82,19 @@ export const savedQueries = {
       limit: 1000,
     }),
   },
+  'organization-routes': {
+    title: "One organization's requests, errors and slowest routes",
+    withAccessLog: false,
+    // A comparison counts 1 where it holds: sum(status >= 500) is the number of 5XX answers.
+    query: new QueryString({
+      filterStatements: [`orgId = "${ORG_ID_PLACEHOLDER}"`, 'message = "request"'],
+      statsStatements: [
+        'count(*) as requests, sum(status >= 400) - sum(status >= 500) as clientErrors, sum(status = 429) as rateLimited, sum(status >= 500) as serverErrors, pct(durationMs, 50) as p50Ms, pct(durationMs, 99) as p99Ms, max(durationMs) as maxMs, sum(readCapacityUnits) as readUnits, sum(writeCapacityUnits) as writeUnits by route',
+      ],
+      sort: 'p99Ms desc',
+      limit: 100,
+    }),
+  },
   'capacity-by-tenant': {
     title: 'DynamoDB capacity by tenant',
     withAccessLog: false,

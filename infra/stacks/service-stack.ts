@@ -30,6 +30,11 @@ export interface ServiceStackProps extends StackProps {
   apiThrottle?: { rateLimit: number; burstLimit: number };
   /** WebSocket stage throttling (messages per second, burst), default 500 / 1000. */
   realtimeThrottle?: { rateLimit: number; burstLimit: number };
+  /**
+   * Percent of all organizations' requests one organization may take for 15 minutes before the
+   * noisy-neighbour alarm fires; default: context `noisyNeighbourSharePercent`, else 50.
+   */
+  noisyNeighbourSharePercent?: number;
 }
 
 /** The realtime connections function and the cursor key rotation (Secrets Manager runs its steps one after another). */
@@ -90,6 +95,7 @@ export class ServiceStack extends Stack {
       workers,
       functions: [...restApi.functions, ...realtime.functions, ...workers.functions],
       routeAlarms: props.routeAlarms ?? true,
+      noisyNeighbourSharePercent: props.noisyNeighbourSharePercent,
     });
 
     new CfnOutput(this, 'AlarmTopicArn', { value: operations.alarms.topic.topicArn });

@@ -13,6 +13,7 @@ import {
 import { alarmPeriod, type PagingAlarm, ServiceAlarms } from '../../constructs/alarms';
 import { ServiceDashboard } from '../../constructs/dashboard';
 import { LogQueries } from '../../constructs/log-queries';
+import { TenantInsights } from '../../constructs/tenant-insights';
 import { RateLimitedWebAcl } from '../../constructs/web-acl';
 import { thresholds } from '../../operations/thresholds';
 import { RouteAlarms } from '../route-alarms';
@@ -50,6 +51,11 @@ export interface OperationsProps {
   functions: readonly FunctionEntry[];
   /** Two alarms per REST route in a nested stack of their own. */
   routeAlarms: boolean;
+  /**
+   * The noisy-neighbour alarm's threshold: percent of all organizations' requests one organization
+   * may take for 15 minutes. Default: context `noisyNeighbourSharePercent`, else 50.
+   */
+  noisyNeighbourSharePercent?: number;
 }
 
 /**
@@ -115,7 +121,20 @@ export class Operations {
     const operations = new NestedStack(stack, 'Operations', {
       description: 'paging alarms, the dashboard and the saved log queries',
     });
-    const stackAlarms = paging.map(([alarmId, alarm]) => alarms.add(`${alarmId}Alarm`, alarm, operations));
+    // Contributor Insights over the API functions' access lines: the top organizations by requests,
+    // capacity units, 5XX, 429 and time served, and the noisy-neighbour alarm on their share.
+    const tenants = new TenantInsights(operations, 'TenantInsights', {
+      apiLogs: props.restApi.functions.map(({ fn }) => fn.logGroup),
+      stackName: stack.stackName,
+      sharePercent: props.noisyNeighbourSharePercent ?? contextNumber(stack, 'noisyNeighbourSharePercent'),
+    });
+    const shareAlarm = alarms.add('NoisyNeighbourAlarm', tenants.shareAlarm, operations);
+    // It reads the requests rule by name: created once the rule exists.
+    shareAlarm.node.addDependency(tenants.requestsRule);
+    const stackAlarms = [
+      ...paging.map(([alarmId, alarm]) => alarms.add(`${alarmId}Alarm`, alarm, operations)),
+      shareAlarm,
+    ];
     // Two or three alarms per function: a nested stack of their own keeps the main stack's count of
     // resources (API methods above all) clear of CloudFormation's 500 as routes and workers are added.
     const functionAlarms = new NestedStack(stack, 'FunctionAlarms', {
@@ -144,6 +163,7 @@ export class Operations {
       webhookDeliveries: { succeeded: webhookDeliveries('succeeded'), failed: webhookDeliveries('failed') },
       // The per-route alarms stay out of it (their routes' graphs are there): no nested-stack outputs.
       alarms: stackAlarms,
+      tenants: { rules: tenants.rules, topShare: tenants.topShare, sharePercent: tenants.sharePercent },
     });
     new LogQueries(operations, 'LogQueries', {
       functionLogs: functions.map(({ fn }) => fn.logGroup),
@@ -153,6 +173,15 @@ export class Operations {
 
     this.alarms = alarms;
   }
+}
+
+/** A number given as context (`cdk synth -c name=40`), or undefined. */
+function contextNumber(stack: StackScope, name: string): number | undefined {
+  const raw: unknown = stack.node.tryGetContext(name);
+  if (raw === undefined || raw === '') return undefined;
+  const value = Number(raw);
+  if (!Number.isFinite(value)) throw new Error(`Context ${name}: a number, not ${String(raw)}`);
+  return value;
 }
 
 /** Depth and age of the oldest message of queues nobody consumes: dead letters, stream failures. */
