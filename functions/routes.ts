@@ -21,6 +21,7 @@ import { BUNDLED_ASSET_DIR, rendererFiles } from './platform/reference-assets';
 import { platformRoutes } from './platform/routes';
 import { searchRoutes } from './search/routes';
 import { uploadRoutes } from './uploads/routes';
+import { usageRoutes } from './usage/routes';
 import { visitorRoutes } from './visitors/routes';
 import { webhookRoutes } from './webhooks/routes';
 import { widgetRoutes } from './widget/routes';
@@ -272,6 +273,18 @@ export function routeTable(): readonly RouteGroup[] {
       // Read by administrators only.
       reservedConcurrency: 5,
       cursorKeys: true,
+    }),
+    group({
+      name: 'usage',
+      description:
+        'usage per organization: the organization’s own, one organization’s and the ranking, for the platform admin',
+      tags: {
+        Usage:
+          'What each organization did, per day or month: conversations, messages, events, webhook deliveries, exports, uploads, searches, API requests and DynamoDB units',
+      },
+      routes: usageRoutes,
+      // Read by administrators: a report, not traffic.
+      reservedConcurrency: 5,
     }),
     group({
       name: 'visitors',

@@ -29,8 +29,8 @@ export type WorkerSource =
       entities: readonly string[];
       retryAttempts: number;
       maxRecordAgeSeconds: number;
-      /** Also REMOVE records of those entities (a second filter, on the old image). */
-      removals?: boolean;
+      /** Also REMOVE records of these entities (a second filter, on the old image). */
+      removals?: readonly string[];
     };
 
 export interface WorkerDefinition extends FunctionNeeds {
@@ -62,6 +62,8 @@ export interface StreamPart {
   description: string;
   /** The entity tags of the records it takes (new image). */
   entities: readonly string[];
+  /** Entities whose REMOVE records it takes too (old image): a deletion it must see. */
+  removals?: readonly string[];
   /** Records older than this are dropped unread (a notice minutes late is noise); none: all. */
   maxRecordAgeSeconds?: number;
 }
@@ -92,6 +94,14 @@ export const streamRouterParts = [
       'counts conversations and messages into the daily aggregates (once per stream record), hands each newly soft-deleted conversation to the purge queue, and each newly merged or erased visitor to the visitor-jobs queue',
     entities: ['conversation', 'visitor', 'message'],
   },
+  {
+    name: 'usage-meter',
+    description:
+      'counts what each organization did into its usage (once per stream record): conversations, messages, notes, events, webhook attempts, uploads and the bytes stored, transcripts, exports',
+    entities: ['conversation', 'message', 'note', 'event', 'delivery', 'upload', 'exportJob', 'orgAudit'],
+    // An upload deleted takes its bytes out of storage.
+    removals: ['upload'],
+  },
 ] as const satisfies readonly StreamPart[];
 
 export type StreamPartName = (typeof streamRouterParts)[number]['name'];
@@ -108,6 +118,7 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
       kind: 'stream',
       batchSize: 100,
       entities: [...new Set(streamRouterParts.flatMap((part) => part.entities))],
+      removals: [...new Set(streamRouterParts.flatMap((part) => ('removals' in part ? part.removals : [])))],
       retryAttempts: 10,
       maxRecordAgeSeconds: 6 * 3600,
     },
@@ -211,7 +222,7 @@ export const workerDefinitions: readonly WorkerDefinition[] = [
       kind: 'stream',
       batchSize: 100,
       entities: ['organization', 'conversation', 'message', 'note'],
-      removals: true,
+      removals: ['organization', 'conversation', 'message', 'note'],
       retryAttempts: 10,
       maxRecordAgeSeconds: 6 * 3600,
     },

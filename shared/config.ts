@@ -81,6 +81,11 @@ export const config = {
   /** SHA-256 (hex) of the platform admin token; the token itself never sits in a deployed function. */
   platformAdminTokenSha256: platformAdminTokenHash(),
   rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', 1200),
+  /**
+   * How often a function instance writes the usage it metered (requests, capacity units, searches):
+   * at most one write per interval, and what it counted shows in usage within the interval.
+   */
+  usageFlushMs: integer('USAGE_FLUSH_MS', 10_000),
   /** How long a warm instance trusts a credential or organization it has already read. */
   authCacheTtlMs: nonNegativeInteger('AUTH_CACHE_TTL_MS', 10_000),
   operatorSessionTtlHours: integer('OPERATOR_SESSION_TTL_HOURS', configDefaults.operatorSessionTtlHours),

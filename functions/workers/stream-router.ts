@@ -21,14 +21,17 @@ const modules: Record<StreamPartName, () => Promise<{ handler: StreamHandler }>>
   'realtime-push': () => import('./realtime-push'),
   'webhook-fanout': () => import('./webhook-fanout'),
   'conversation-changes': () => import('./conversation-changes'),
+  'usage-meter': () => import('./usage-meter'),
 };
 
-const entityOf = (record: DynamoDBRecord): string | undefined => record.dynamodb?.NewImage?.entity?.S;
-
-/** Whether `part` takes `record`: one of its entities, and not older than it cares for. */
+/** Whether `part` takes `record`: one of its entities (or a removal it asks for), and not older than it cares for. */
 function takes(part: StreamPart, record: DynamoDBRecord, nowSeconds: number): boolean {
-  const entity = entityOf(record);
-  if (entity === undefined || !part.entities.includes(entity)) return false;
+  const entity = record.dynamodb?.NewImage?.entity?.S;
+  const removed = record.eventName === 'REMOVE' ? record.dynamodb?.OldImage?.entity?.S : undefined;
+  const wanted =
+    (entity !== undefined && part.entities.includes(entity)) ||
+    (removed !== undefined && (part.removals ?? []).includes(removed));
+  if (!wanted) return false;
   const createdAt = record.dynamodb?.ApproximateCreationDateTime;
   return (
     part.maxRecordAgeSeconds === undefined ||

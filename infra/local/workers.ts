@@ -55,7 +55,7 @@ export async function startWorkers(options: {
         name: worker.name,
         batchSize: worker.source.batchSize,
         entities: worker.source.entities,
-        removals: worker.source.removals ?? false,
+        removals: worker.source.removals ?? [],
         handler: module.handler,
         onError,
       });

@@ -23,6 +23,7 @@ export const scopes = [
   'visitors:read',
   'visitors:write',
   'audit:read',
+  'usage:read',
 ] as const;
 
 export type Scope = (typeof scopes)[number];

@@ -97,14 +97,28 @@ function surveyIncrements(before: StoredConversation | undefined, after: StoredC
 const organizationOf = (increments: readonly Increment[]): string | undefined =>
   /^ORG#([^#]+)#/.exec(increments[0]?.key.pk ?? '')?.[1];
 
+/**
+ * What a stream consumer counts exactly once per record: the increments a record adds, and the
+ * marker family that remembers it was counted (each counting has its own, so the daily aggregates
+ * and the usage count the same record independently).
+ */
+export interface Counting {
+  name: string;
+  incrementsOf: (record: DynamoDBRecord) => Increment[];
+  marker: 'RECORD' | 'USAGE';
+}
+
+/** The daily aggregates of the analytics endpoints. */
+export const dailyAggregates: Counting = { name: 'daily aggregates', incrementsOf, marker: 'RECORD' };
+
 /** The marker that says the record `eventId` of the stream was counted. */
-function markerWrite(orgId: string, eventId: string, nowMs: number): Write {
+function markerWrite(counting: Counting, orgId: string, eventId: string, nowMs: number): Write {
   return {
     action: {
       Put: {
         TableName: tableName,
         Item: {
-          ...keys.countedRecord(orgId, eventId),
+          ...keys.countedRecord(orgId, eventId, counting.marker),
           entity: 'counted',
           expiresAt: ttlSeconds(nowMs + MARKER_TTL_MS),
         },
@@ -124,12 +138,12 @@ interface Countable {
 const MAX_ACTIONS = 100;
 
 /** Records in chunks whose markers and summed counters fit one transaction each. */
-function chunksOf(countables: readonly Countable[]): Countable[][] {
+function chunksOf(counting: Counting, countables: readonly Countable[]): Countable[][] {
   const chunks: Countable[][] = [];
   let chunk: Countable[] = [];
   for (const countable of countables) {
     const next = [...chunk, countable];
-    if (chunk.length && actionsOf(next, Date.now()).length > MAX_ACTIONS) {
+    if (chunk.length && actionsOf(counting, next, Date.now()).length > MAX_ACTIONS) {
       chunks.push(chunk);
       chunk = [countable];
     } else chunk = next;
@@ -138,36 +152,39 @@ function chunksOf(countables: readonly Countable[]): Countable[][] {
   return chunks;
 }
 
-function actionsOf(chunk: readonly Countable[], nowMs: number): Write[] {
+function actionsOf(counting: Counting, chunk: readonly Countable[], nowMs: number): Write[] {
   return [
-    ...chunk.map((countable) => markerWrite(countable.orgId, countable.eventId, nowMs)),
+    ...chunk.map((countable) => markerWrite(counting, countable.orgId, countable.eventId, nowMs)),
     ...incrementWrites(chunk.flatMap((countable) => countable.increments)),
   ];
 }
 
 /**
- * Counts what `records` add to the daily aggregates, each record once. Returns the event ids of the
- * records that could not be counted in time (their chunk's items stayed busy or throttled past the
- * budget): the caller reports them, and the stream delivers them again.
+ * Counts what `records` add (to the daily aggregates by default), each record once. Returns the
+ * event ids of the records that could not be counted in time (their chunk's items stayed busy or
+ * throttled past the budget): the caller reports them, and the stream delivers them again.
  */
-export async function countRecords(records: readonly DynamoDBRecord[]): Promise<Set<string>> {
+export async function countRecords(
+  records: readonly DynamoDBRecord[],
+  counting: Counting = dailyAggregates,
+): Promise<Set<string>> {
   const countables: Countable[] = [];
   for (const record of records) {
     // A value that is no number (an image missing what the counters read) would fail the chunk's
     // transaction on every delivery: it is left out, and the rest of the record counts.
-    const increments = incrementsOf(record).filter((increment) =>
-      Object.values(increment.add).every(Number.isFinite),
-    );
+    const increments = counting
+      .incrementsOf(record)
+      .filter((increment) => Object.values(increment.add).every(Number.isFinite));
     const orgId = organizationOf(increments);
     if (increments.length && orgId && record.eventID)
       countables.push({ eventId: record.eventID, orgId, increments });
   }
   const uncounted = new Set<string>();
-  const chunks = chunksOf(await notYetCounted(countables));
-  const outcomes = await Promise.allSettled(chunks.map(countChunk));
+  const chunks = chunksOf(counting, await notYetCounted(counting, countables));
+  const outcomes = await Promise.allSettled(chunks.map((chunk) => countChunk(counting, chunk)));
   outcomes.forEach((outcome, index) => {
     if (outcome.status === 'fulfilled') return;
-    logger.warn('daily aggregates: a chunk of stream records was not counted, reported for redelivery', {
+    logger.warn(`${counting.name}: a chunk of stream records was not counted, reported for redelivery`, {
       error: outcome.reason as Error,
       records: chunks[index]?.length,
     });
@@ -180,27 +197,24 @@ export async function countRecords(records: readonly DynamoDBRecord[]): Promise<
  * The records whose marker is not there yet: a batch delivered again (after a failure reported in
  * it) skips what it counted before with one read, rather than meeting each marker in turn.
  */
-async function notYetCounted(countables: readonly Countable[]): Promise<Countable[]> {
+async function notYetCounted(counting: Counting, countables: readonly Countable[]): Promise<Countable[]> {
   if (countables.length === 0) return [];
-  const found = await batchGet(
-    countables.map((countable) => keys.countedRecord(countable.orgId, countable.eventId)),
-    { consistent: true, projection: ['sk'] },
-  );
+  const markerOf = (countable: Countable) =>
+    keys.countedRecord(countable.orgId, countable.eventId, counting.marker);
+  const found = await batchGet(countables.map(markerOf), { consistent: true, projection: ['sk'] });
   const counted = new Set(found.map((item) => String(item.sk)));
-  return countables.filter(
-    (countable) => !counted.has(keys.countedRecord(countable.orgId, countable.eventId).sk),
-  );
+  return countables.filter((countable) => !counted.has(markerOf(countable).sk));
 }
 
 /** One chunk in one transaction; a record whose marker is there already was counted, and leaves it. */
-async function countChunk(chunk: Countable[]): Promise<void> {
+async function countChunk(counting: Counting, chunk: Countable[]): Promise<void> {
   const budget = new RetryBudget(COUNT_BUDGET_MS);
   let pending = chunk;
   while (pending.length) {
-    const failed = await transactUnlessConditionFails(actionsOf(pending, Date.now()), { budget });
+    const failed = await transactUnlessConditionFails(actionsOf(counting, pending, Date.now()), { budget });
     if (failed === undefined) return;
     if (failed >= pending.length)
-      throw new Error(`A counter update of the daily aggregates failed its condition`);
+      throw new Error(`A counter update of the ${counting.name} failed its condition`);
     pending = pending.filter((_, index) => index !== failed);
   }
 }

@@ -43,6 +43,7 @@ const expected: Record<string, Expected> = {
   'events/apigw/chatbot-get-config.json': { status: 200 },
   'events/apigw/chatbot-simulate.json': { status: 200 },
   'events/apigw/discord-list-channels.json': { status: 200 },
+  'events/apigw/usage-get.json': { status: 200 },
   'events/websocket/realtime-connect.json': { status: 200 },
   'events/websocket/realtime-connect-without-token.json': { status: 401 },
   'events/sqs/webhook-delivery.json': { failures: 0 },
@@ -61,6 +62,7 @@ const expected: Record<string, Expected> = {
   'events/dynamodb/stream-router-webhook-fanout.json': { failures: 0 },
   'events/dynamodb/stream-router-realtime-push.json': { failures: 0 },
   'events/dynamodb/stream-router-conversation-changes.json': { failures: 0 },
+  'events/dynamodb/stream-router-usage-meter.json': { failures: 0 },
 };
 
 /** The resource names of the local stack (`infra/local/stack.ts`). */

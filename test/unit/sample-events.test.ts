@@ -49,7 +49,11 @@ const nameOf = (file: string) => file.replace(/^.*\//, '').replace(/\.json$/, ''
 interface StreamRecord {
   eventSource: string;
   eventName: string;
-  dynamodb: { Keys?: Record<string, { S?: string }>; NewImage?: Record<string, { S?: string }> };
+  dynamodb: {
+    Keys?: Record<string, { S?: string }>;
+    NewImage?: Record<string, { S?: string }>;
+    OldImage?: Record<string, { S?: string }>;
+  };
 }
 interface QueueRecord {
   eventSource: string;
@@ -101,8 +105,11 @@ describe.each(files)('%s', (file) => {
         expect(record.dynamodb.Keys?.pk?.S).toBeTruthy();
         expect(record.dynamodb.Keys?.sk?.S).toBeTruthy();
         // The entity the worker's event-source filter lets through.
-        if (target.source.kind === 'stream')
-          expect(target.source.entities).toContain(record.dynamodb.NewImage?.entity?.S);
+        if (target.source.kind === 'stream') {
+          if (record.eventName === 'REMOVE')
+            expect(target.source.removals ?? []).toContain(record.dynamodb.OldImage?.entity?.S);
+          else expect(target.source.entities).toContain(record.dynamodb.NewImage?.entity?.S);
+        }
       }
     }
   });

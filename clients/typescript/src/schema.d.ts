@@ -129,6 +129,8 @@ export interface paths {
          * Update an organization
          * @description Writes only the fields present. `chatbot` (the configuration `GET /api/chatbot/config` shows) is merged field by field: each field given replaces the stored one. Credentials cached by warm instances see the change within the auth cache TTL (10 s).
          *
+         *     `rateLimitPerMinute` (an integer 1–100,000, or null: no organization ceiling, the default) caps the requests of the organization in a fixed one-minute window, all its credentials together (API keys, operator sessions, visitor tokens, the widget key). The per-credential limit stays: a request counts toward the organization once its credential admitted it, and beyond the ceiling it is 429 `RATE_LIMITED` with `Retry-After` and `details.reason = "organization_rate_limit"`. `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` report whichever limit is closer to running out: the credential’s or the organization’s. A change takes effect within the auth cache TTL (10 s).
+         *
          *     Callers: platform.
          */
         patch: operations["updateOrganization"];
@@ -1793,6 +1795,84 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage of the organization
+         * @description What the organization did, per day or month. Administrators only: operator sessions of the `admin` role, API keys with `usage:read` (or unrestricted).
+         *
+         *     `from` and `to` are UTC dates: `from` included, `to` excluded, at most 366 days apart (422 naming the parameter otherwise, and when `from` is not before `to`); by default the 30 days that end today (`to` is tomorrow). `granularity` `day` (default) or `month` (UTC calendar months, the first and last cut to the window). One entry per period, oldest first, zeros included; `totals` sums the window (`storedBytes`: at its end).
+         *
+         *     What counts: `conversationsCreated`; `messages` every message posted (a conversation’s first included), `visitorMessages` those sent by visitors; `notes`; `events` written to the feed; `webhookDeliveries.attempted` every HTTP attempt, `succeeded` deliveries answered 2xx, `failed` deliveries given up; `exports` the streamed exports (`/api/export/conversations`, its bulk form) and their data rows; `transcripts` PDF transcripts rendered and transcripts e-mailed; `uploads` completed uploads and their bytes; `storedBytes` the bytes of uploads stored at the period’s end; `searchQueries` answered searches; `apiRequests` every request authenticated as the organization (API keys, operator sessions, visitor tokens, the widget key) — `clientErrors` its 4xx but 429, `rateLimited` its 429, `serverErrors` its 5xx; `capacityUnits` the DynamoDB read and write units its requests consumed (fractions: an eventually consistent read is half a unit).
+         *
+         *     Days are UTC. Activity shows within 60 s (each function instance writes what it metered every 10 s; the rest is counted from the table’s stream within seconds), and nothing is counted twice. Reading usage is itself a request, and counts.
+         *
+         *     Callers: apiKey, operator. Scope: `usage:read` and an admin session (API keys need only the scope).
+         */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/organizations/{orgId}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage of an organization
+         * @description The platform administrator’s view of one organization’s usage: the same query and answer as `GET /api/usage`; 404 for an organization that does not exist.
+         *
+         *     `from` and `to` are UTC dates: `from` included, `to` excluded, at most 366 days apart (422 naming the parameter otherwise, and when `from` is not before `to`); by default the 30 days that end today (`to` is tomorrow). `granularity` `day` (default) or `month` (UTC calendar months, the first and last cut to the window). One entry per period, oldest first, zeros included; `totals` sums the window (`storedBytes`: at its end).
+         *
+         *     What counts: `conversationsCreated`; `messages` every message posted (a conversation’s first included), `visitorMessages` those sent by visitors; `notes`; `events` written to the feed; `webhookDeliveries.attempted` every HTTP attempt, `succeeded` deliveries answered 2xx, `failed` deliveries given up; `exports` the streamed exports (`/api/export/conversations`, its bulk form) and their data rows; `transcripts` PDF transcripts rendered and transcripts e-mailed; `uploads` completed uploads and their bytes; `storedBytes` the bytes of uploads stored at the period’s end; `searchQueries` answered searches; `apiRequests` every request authenticated as the organization (API keys, operator sessions, visitor tokens, the widget key) — `clientErrors` its 4xx but 429, `rateLimited` its 429, `serverErrors` its 5xx; `capacityUnits` the DynamoDB read and write units its requests consumed (fractions: an eventually consistent read is half a unit).
+         *
+         *     Days are UTC. Activity shows within 60 s (each function instance writes what it metered every 10 s; the rest is counted from the table’s stream within seconds), and nothing is counted twice. Reading usage is itself a request, and counts.
+         *
+         *     Callers: platform.
+         */
+        get: operations["getOrganizationUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/usage/top": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Organizations ranked by usage
+         * @description The organizations with the highest value of one usage `metric` over the window (`from` included, `to` excluded, UTC dates; by default the 30 days that end today), highest first; `limit` 1–100 (default 10). Metrics: `conversationsCreated`, `messages`, `events`, `apiRequests`, `capacityUnits.read`, `capacityUnits.write`, `webhookDeliveries.attempted`, `storedBytes`, `searchQueries` (another is 422); `storedBytes` is the bytes stored at the window’s end. Organizations at 0 are left out; ties are ordered by organization id. Reads every organization’s usage for the window: a platform administrator’s report, not a dashboard to poll.
+         *
+         *     Callers: platform.
+         */
+        get: operations["getTopUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/visitors": {
         parameters: {
             query?: never;
@@ -2161,6 +2241,8 @@ export interface components {
             locales: string[];
             defaultLocale: string;
             historyWindowDays: number | null;
+            /** @description Requests a minute the organization may make, all its credentials together (on top of each credential’s own limit); null: no organization ceiling (the default). */
+            rateLimitPerMinute: number | null;
             widgetKey: string;
             chatbot: components["schemas"]["ChatbotConfig"];
             /** Format: date-time */
@@ -2210,6 +2292,8 @@ export interface components {
             locales?: string[];
             defaultLocale?: string;
             historyWindowDays?: number | null;
+            /** @description Requests a minute the organization may make, all its credentials together (on top of each credential’s own limit); null: no organization ceiling (the default). */
+            rateLimitPerMinute?: number | null;
             chatbot?: {
                 enabled?: boolean;
                 schedule?: components["schemas"]["ChatbotSchedule"] | null;
@@ -2228,7 +2312,7 @@ export interface components {
         CreateApiKeyRequest: {
             name: string;
             /** @default [] */
-            scopes: ("conversations:read" | "conversations:write" | "operator-teams:read" | "operator-teams:write" | "export:read" | "export:write" | "custom-fields:read" | "custom-fields:write" | "knowledge-base:read" | "knowledge-base:write" | "surveys:read" | "surveys:write" | "webhooks:read" | "webhooks:write" | "chatbot:read" | "integrations:read" | "integrations:write" | "chatbot:write" | "visitors:read" | "visitors:write" | "audit:read")[];
+            scopes: ("conversations:read" | "conversations:write" | "operator-teams:read" | "operator-teams:write" | "export:read" | "export:write" | "custom-fields:read" | "custom-fields:write" | "knowledge-base:read" | "knowledge-base:write" | "surveys:read" | "surveys:write" | "webhooks:read" | "webhooks:write" | "chatbot:read" | "integrations:read" | "integrations:write" | "chatbot:write" | "visitors:read" | "visitors:write" | "audit:read" | "usage:read")[];
         };
         CreatedApiKey: {
             /** Format: uuid */
@@ -3451,6 +3535,137 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        UsageReport: {
+            /** Format: uuid */
+            organizationId: string;
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            /** @enum {string} */
+            granularity: "day" | "month";
+            data: components["schemas"]["UsagePeriod"][];
+            totals: components["schemas"]["Usage"];
+        };
+        UsagePeriod: {
+            period: string;
+            /** Format: int64 */
+            conversationsCreated: number;
+            /** Format: int64 */
+            messages: number;
+            /** Format: int64 */
+            visitorMessages: number;
+            /** Format: int64 */
+            notes: number;
+            /** Format: int64 */
+            events: number;
+            webhookDeliveries: {
+                /** Format: int64 */
+                attempted: number;
+                /** Format: int64 */
+                succeeded: number;
+                /** Format: int64 */
+                failed: number;
+            };
+            exports: {
+                /** Format: int64 */
+                count: number;
+                /** Format: int64 */
+                rows: number;
+            };
+            /** Format: int64 */
+            transcripts: number;
+            uploads: {
+                /** Format: int64 */
+                count: number;
+                /** Format: int64 */
+                bytes: number;
+            };
+            /** Format: int64 */
+            storedBytes: number;
+            /** Format: int64 */
+            searchQueries: number;
+            apiRequests: {
+                /** Format: int64 */
+                total: number;
+                /** Format: int64 */
+                clientErrors: number;
+                /** Format: int64 */
+                rateLimited: number;
+                /** Format: int64 */
+                serverErrors: number;
+            };
+            capacityUnits: {
+                read: number;
+                write: number;
+            };
+        };
+        Usage: {
+            /** Format: int64 */
+            conversationsCreated: number;
+            /** Format: int64 */
+            messages: number;
+            /** Format: int64 */
+            visitorMessages: number;
+            /** Format: int64 */
+            notes: number;
+            /** Format: int64 */
+            events: number;
+            webhookDeliveries: {
+                /** Format: int64 */
+                attempted: number;
+                /** Format: int64 */
+                succeeded: number;
+                /** Format: int64 */
+                failed: number;
+            };
+            exports: {
+                /** Format: int64 */
+                count: number;
+                /** Format: int64 */
+                rows: number;
+            };
+            /** Format: int64 */
+            transcripts: number;
+            uploads: {
+                /** Format: int64 */
+                count: number;
+                /** Format: int64 */
+                bytes: number;
+            };
+            /** Format: int64 */
+            storedBytes: number;
+            /** Format: int64 */
+            searchQueries: number;
+            apiRequests: {
+                /** Format: int64 */
+                total: number;
+                /** Format: int64 */
+                clientErrors: number;
+                /** Format: int64 */
+                rateLimited: number;
+                /** Format: int64 */
+                serverErrors: number;
+            };
+            capacityUnits: {
+                read: number;
+                write: number;
+            };
+        };
+        UsageRanking: {
+            /** @enum {string} */
+            metric: "conversationsCreated" | "messages" | "events" | "apiRequests" | "capacityUnits.read" | "capacityUnits.write" | "webhookDeliveries.attempted" | "storedBytes" | "searchQueries";
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            data: {
+                /** Format: uuid */
+                organizationId: string;
+                name: string;
+                value: number;
+            }[];
+        };
         VisitorPage: {
             data: components["schemas"]["VisitorProfile"][];
             nextCursor: string | null;
@@ -3843,7 +4058,7 @@ export interface components {
                      * @description The scope this API key lacks
                      * @enum {string}
                      */
-                    requiredScope?: "conversations:read" | "conversations:write" | "operator-teams:read" | "operator-teams:write" | "export:read" | "export:write" | "custom-fields:read" | "custom-fields:write" | "knowledge-base:read" | "knowledge-base:write" | "surveys:read" | "surveys:write" | "webhooks:read" | "webhooks:write" | "chatbot:read" | "integrations:read" | "integrations:write" | "chatbot:write" | "visitors:read" | "visitors:write" | "audit:read";
+                    requiredScope?: "conversations:read" | "conversations:write" | "operator-teams:read" | "operator-teams:write" | "export:read" | "export:write" | "custom-fields:read" | "custom-fields:write" | "knowledge-base:read" | "knowledge-base:write" | "surveys:read" | "surveys:write" | "webhooks:read" | "webhooks:write" | "chatbot:read" | "integrations:read" | "integrations:write" | "chatbot:write" | "visitors:read" | "visitors:write" | "audit:read" | "usage:read";
                     /**
                      * @description The operator role this endpoint needs (admin-only endpoints)
                      * @enum {string}
@@ -3950,7 +4165,7 @@ export interface components {
                      * @description Set when an organization-wide limit refused it rather than the credential’s
                      * @enum {string}
                      */
-                    reason?: "transcript_email_limit";
+                    reason?: "transcript_email_limit" | "organization_rate_limit";
                 };
                 /** @description Equals the `X-Request-Id` response header */
                 correlationId: string;
@@ -4066,7 +4281,7 @@ export interface components {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                /** @description Requests a minute this credential may make */
+                /** @description Requests a minute allowed: the credential’s limit, or its organization’s ceiling when that one is closer to running out */
                 "RateLimit-Limit"?: number;
                 /** @description Requests left in the current window */
                 "RateLimit-Remaining"?: number;
@@ -4083,7 +4298,7 @@ export interface components {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                /** @description Requests a minute this credential may make */
+                /** @description Requests a minute allowed: the credential’s limit, or its organization’s ceiling when that one is closer to running out */
                 "RateLimit-Limit"?: number;
                 /** @description Requests left in the current window */
                 "RateLimit-Remaining"?: number;
@@ -4100,7 +4315,7 @@ export interface components {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                /** @description Requests a minute this credential may make */
+                /** @description Requests a minute allowed: the credential’s limit, or its organization’s ceiling when that one is closer to running out */
                 "RateLimit-Limit"?: number;
                 /** @description Requests left in the current window */
                 "RateLimit-Remaining"?: number;
@@ -4117,7 +4332,7 @@ export interface components {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                /** @description Requests a minute this credential may make */
+                /** @description Requests a minute allowed: the credential’s limit, or its organization’s ceiling when that one is closer to running out */
                 "RateLimit-Limit"?: number;
                 /** @description Requests left in the current window */
                 "RateLimit-Remaining"?: number;
@@ -4156,7 +4371,7 @@ export interface components {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                /** @description Requests a minute this credential may make */
+                /** @description Requests a minute allowed: the credential’s limit, or its organization’s ceiling when that one is closer to running out */
                 "RateLimit-Limit"?: number;
                 /** @description Requests left in the current window */
                 "RateLimit-Remaining"?: number;
@@ -4184,7 +4399,7 @@ export interface components {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                /** @description Requests a minute this credential may make */
+                /** @description Requests a minute allowed: the credential’s limit, or its organization’s ceiling when that one is closer to running out */
                 "RateLimit-Limit"?: number;
                 /** @description Requests left in the current window */
                 "RateLimit-Remaining"?: number;
@@ -4202,7 +4417,7 @@ export interface components {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 "Retry-After": components["headers"]["Retry-After"];
-                /** @description Requests a minute this credential may make */
+                /** @description Requests a minute allowed: the credential’s limit, or its organization’s ceiling when that one is closer to running out */
                 "RateLimit-Limit"?: number;
                 /** @description Requests left in the current window */
                 "RateLimit-Remaining"?: number;
@@ -4254,7 +4469,7 @@ export interface components {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                /** @description Requests a minute this credential may make */
+                /** @description Requests a minute allowed: the credential’s limit, or its organization’s ceiling when that one is closer to running out */
                 "RateLimit-Limit"?: number;
                 /** @description Requests left in the current window */
                 "RateLimit-Remaining"?: number;
@@ -4282,7 +4497,7 @@ export interface components {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                /** @description Requests a minute this credential may make */
+                /** @description Requests a minute allowed: the credential’s limit, or its organization’s ceiling when that one is closer to running out */
                 "RateLimit-Limit"?: number;
                 /** @description Requests left in the current window */
                 "RateLimit-Remaining"?: number;
@@ -4314,7 +4529,7 @@ export interface components {
         "Access-Control-Allow-Origin": "*";
         /** @description The resource version, for `If-Match` on the next write */
         ETag: string;
-        /** @description Requests a minute this credential may make */
+        /** @description Requests a minute allowed: the credential’s limit, or its organization’s ceiling when that one is closer to running out */
         "RateLimit-Limit": number;
         /** @description Requests left in the current window */
         "RateLimit-Remaining": number;
@@ -4535,6 +4750,7 @@ export interface operations {
                      *       ],
                      *       "defaultLocale": "en",
                      *       "historyWindowDays": null,
+                     *       "rateLimitPerMinute": null,
                      *       "widgetKey": "svc_wpk_x8P2mQ4rT7vW1yZ3bC5dF6gH9jK0lN2pQ4sU6wY8aC1eG3iK5mO7qS9uW1yA3cE5",
                      *       "chatbot": {
                      *         "enabled": false,
@@ -4601,6 +4817,7 @@ export interface operations {
                      *       ],
                      *       "defaultLocale": "en",
                      *       "historyWindowDays": null,
+                     *       "rateLimitPerMinute": null,
                      *       "widgetKey": "svc_wpk_x8P2mQ4rT7vW1yZ3bC5dF6gH9jK0lN2pQ4sU6wY8aC1eG3iK5mO7qS9uW1yA3cE5",
                      *       "chatbot": {
                      *         "enabled": false,
@@ -4648,7 +4865,8 @@ export interface operations {
                  *         "en",
                  *         "fr",
                  *         "de"
-                 *       ]
+                 *       ],
+                 *       "rateLimitPerMinute": 6000
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateOrganizationRequest"];
@@ -4680,6 +4898,7 @@ export interface operations {
                      *       ],
                      *       "defaultLocale": "en",
                      *       "historyWindowDays": null,
+                     *       "rateLimitPerMinute": 6000,
                      *       "widgetKey": "svc_wpk_x8P2mQ4rT7vW1yZ3bC5dF6gH9jK0lN2pQ4sU6wY8aC1eG3iK5mO7qS9uW1yA3cE5",
                      *       "chatbot": {
                      *         "enabled": false,
@@ -11701,6 +11920,370 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["AuditEventPage"];
+                };
+            };
+            400: components["responses"]["BadRequestLimited"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenLimited"];
+            422: components["responses"]["ValidationErrorLimited"];
+            429: components["responses"]["RateLimitedLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: {
+                /** @description A UTC calendar date, `YYYY-MM-DD` */
+                from?: string;
+                /** @description A UTC calendar date, `YYYY-MM-DD` */
+                to?: string;
+                granularity?: "day" | "month";
+            };
+            header?: {
+                /** @description Your own correlation id (8–128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The window’s usage, period by period */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "organizationId": "019a7c1e-5b2a-7c31-9f4e-2d8a6b0c1e01",
+                     *       "from": "2026-11-01",
+                     *       "to": "2026-11-03",
+                     *       "granularity": "day",
+                     *       "data": [
+                     *         {
+                     *           "period": "2026-11-01",
+                     *           "conversationsCreated": 12,
+                     *           "messages": 140,
+                     *           "visitorMessages": 71,
+                     *           "notes": 4,
+                     *           "events": 190,
+                     *           "webhookDeliveries": {
+                     *             "attempted": 192,
+                     *             "succeeded": 189,
+                     *             "failed": 1
+                     *           },
+                     *           "exports": {
+                     *             "count": 1,
+                     *             "rows": 12
+                     *           },
+                     *           "transcripts": 2,
+                     *           "uploads": {
+                     *             "count": 3,
+                     *             "bytes": 482113
+                     *           },
+                     *           "storedBytes": 1204551,
+                     *           "searchQueries": 9,
+                     *           "apiRequests": {
+                     *             "total": 612,
+                     *             "clientErrors": 7,
+                     *             "rateLimited": 0,
+                     *             "serverErrors": 0
+                     *           },
+                     *           "capacityUnits": {
+                     *             "read": 301.5,
+                     *             "write": 1288
+                     *           }
+                     *         },
+                     *         {
+                     *           "period": "2026-11-02",
+                     *           "conversationsCreated": 12,
+                     *           "messages": 140,
+                     *           "visitorMessages": 71,
+                     *           "notes": 4,
+                     *           "events": 190,
+                     *           "webhookDeliveries": {
+                     *             "attempted": 192,
+                     *             "succeeded": 189,
+                     *             "failed": 1
+                     *           },
+                     *           "exports": {
+                     *             "count": 1,
+                     *             "rows": 12
+                     *           },
+                     *           "transcripts": 2,
+                     *           "uploads": {
+                     *             "count": 3,
+                     *             "bytes": 482113
+                     *           },
+                     *           "storedBytes": 1204551,
+                     *           "searchQueries": 9,
+                     *           "apiRequests": {
+                     *             "total": 612,
+                     *             "clientErrors": 7,
+                     *             "rateLimited": 0,
+                     *             "serverErrors": 0
+                     *           },
+                     *           "capacityUnits": {
+                     *             "read": 301.5,
+                     *             "write": 1288
+                     *           }
+                     *         }
+                     *       ],
+                     *       "totals": {
+                     *         "conversationsCreated": 24,
+                     *         "messages": 280,
+                     *         "visitorMessages": 71,
+                     *         "notes": 4,
+                     *         "events": 190,
+                     *         "webhookDeliveries": {
+                     *           "attempted": 192,
+                     *           "succeeded": 189,
+                     *           "failed": 1
+                     *         },
+                     *         "exports": {
+                     *           "count": 1,
+                     *           "rows": 12
+                     *         },
+                     *         "transcripts": 2,
+                     *         "uploads": {
+                     *           "count": 3,
+                     *           "bytes": 482113
+                     *         },
+                     *         "storedBytes": 1204551,
+                     *         "searchQueries": 9,
+                     *         "apiRequests": {
+                     *           "total": 612,
+                     *           "clientErrors": 7,
+                     *           "rateLimited": 0,
+                     *           "serverErrors": 0
+                     *         },
+                     *         "capacityUnits": {
+                     *           "read": 301.5,
+                     *           "write": 1288
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UsageReport"];
+                };
+            };
+            400: components["responses"]["BadRequestLimited"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["IntegrationModuleRequiredLimited"];
+            403: components["responses"]["ForbiddenLimited"];
+            422: components["responses"]["ValidationErrorLimited"];
+            429: components["responses"]["RateLimitedLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getOrganizationUsage: {
+        parameters: {
+            query?: {
+                /** @description A UTC calendar date, `YYYY-MM-DD` */
+                from?: string;
+                /** @description A UTC calendar date, `YYYY-MM-DD` */
+                to?: string;
+                granularity?: "day" | "month";
+            };
+            header?: {
+                /** @description Your own correlation id (8–128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The window’s usage, period by period */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "organizationId": "019a7c1e-5b2a-7c31-9f4e-2d8a6b0c1e01",
+                     *       "from": "2026-11-01",
+                     *       "to": "2026-11-03",
+                     *       "granularity": "day",
+                     *       "data": [
+                     *         {
+                     *           "period": "2026-11-01",
+                     *           "conversationsCreated": 12,
+                     *           "messages": 140,
+                     *           "visitorMessages": 71,
+                     *           "notes": 4,
+                     *           "events": 190,
+                     *           "webhookDeliveries": {
+                     *             "attempted": 192,
+                     *             "succeeded": 189,
+                     *             "failed": 1
+                     *           },
+                     *           "exports": {
+                     *             "count": 1,
+                     *             "rows": 12
+                     *           },
+                     *           "transcripts": 2,
+                     *           "uploads": {
+                     *             "count": 3,
+                     *             "bytes": 482113
+                     *           },
+                     *           "storedBytes": 1204551,
+                     *           "searchQueries": 9,
+                     *           "apiRequests": {
+                     *             "total": 612,
+                     *             "clientErrors": 7,
+                     *             "rateLimited": 0,
+                     *             "serverErrors": 0
+                     *           },
+                     *           "capacityUnits": {
+                     *             "read": 301.5,
+                     *             "write": 1288
+                     *           }
+                     *         },
+                     *         {
+                     *           "period": "2026-11-02",
+                     *           "conversationsCreated": 12,
+                     *           "messages": 140,
+                     *           "visitorMessages": 71,
+                     *           "notes": 4,
+                     *           "events": 190,
+                     *           "webhookDeliveries": {
+                     *             "attempted": 192,
+                     *             "succeeded": 189,
+                     *             "failed": 1
+                     *           },
+                     *           "exports": {
+                     *             "count": 1,
+                     *             "rows": 12
+                     *           },
+                     *           "transcripts": 2,
+                     *           "uploads": {
+                     *             "count": 3,
+                     *             "bytes": 482113
+                     *           },
+                     *           "storedBytes": 1204551,
+                     *           "searchQueries": 9,
+                     *           "apiRequests": {
+                     *             "total": 612,
+                     *             "clientErrors": 7,
+                     *             "rateLimited": 0,
+                     *             "serverErrors": 0
+                     *           },
+                     *           "capacityUnits": {
+                     *             "read": 301.5,
+                     *             "write": 1288
+                     *           }
+                     *         }
+                     *       ],
+                     *       "totals": {
+                     *         "conversationsCreated": 24,
+                     *         "messages": 280,
+                     *         "visitorMessages": 71,
+                     *         "notes": 4,
+                     *         "events": 190,
+                     *         "webhookDeliveries": {
+                     *           "attempted": 192,
+                     *           "succeeded": 189,
+                     *           "failed": 1
+                     *         },
+                     *         "exports": {
+                     *           "count": 1,
+                     *           "rows": 12
+                     *         },
+                     *         "transcripts": 2,
+                     *         "uploads": {
+                     *           "count": 3,
+                     *           "bytes": 482113
+                     *         },
+                     *         "storedBytes": 1204551,
+                     *         "searchQueries": 9,
+                     *         "apiRequests": {
+                     *           "total": 612,
+                     *           "clientErrors": 7,
+                     *           "rateLimited": 0,
+                     *           "serverErrors": 0
+                     *         },
+                     *         "capacityUnits": {
+                     *           "read": 301.5,
+                     *           "write": 1288
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UsageReport"];
+                };
+            };
+            400: components["responses"]["BadRequestLimited"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenLimited"];
+            404: components["responses"]["NotFoundLimited"];
+            422: components["responses"]["ValidationErrorLimited"];
+            429: components["responses"]["RateLimitedLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTopUsage: {
+        parameters: {
+            query: {
+                metric: "conversationsCreated" | "messages" | "events" | "apiRequests" | "capacityUnits.read" | "capacityUnits.write" | "webhookDeliveries.attempted" | "storedBytes" | "searchQueries";
+                /** @description A UTC calendar date, `YYYY-MM-DD` */
+                from?: string;
+                /** @description A UTC calendar date, `YYYY-MM-DD` */
+                to?: string;
+                limit?: number;
+            };
+            header?: {
+                /** @description Your own correlation id (8–128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The highest organizations, highest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "metric": "apiRequests",
+                     *       "from": "2026-11-01",
+                     *       "to": "2026-12-01",
+                     *       "data": [
+                     *         {
+                     *           "organizationId": "019a7c1e-5b2a-7c31-9f4e-2d8a6b0c1e01",
+                     *           "name": "Acme Retail",
+                     *           "value": 18220
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UsageRanking"];
                 };
             };
             400: components["responses"]["BadRequestLimited"];

@@ -15,8 +15,8 @@ export interface StreamSubscriber {
   handler: StreamHandler;
   /** Entity tags to deliver (Lambda's event-source filter); everything when absent. */
   entities?: readonly string[];
-  /** Also deliver REMOVE records of those entities (matched on the old image). */
-  removals?: boolean;
+  /** Also deliver REMOVE records of these entities (matched on the old image). */
+  removals?: readonly string[];
   /** The subscriber's own errors; the reader's go to the reader's `onError`. */
   onError?: (error: unknown) => void;
 }
@@ -62,9 +62,8 @@ export function subscription(
   const wanted = (record: _Record): boolean =>
     !subscriber.entities ||
     subscriber.entities.includes(record.dynamodb?.NewImage?.entity?.S ?? '') ||
-    (subscriber.removals === true &&
-      record.eventName === 'REMOVE' &&
-      subscriber.entities.includes(record.dynamodb?.OldImage?.entity?.S ?? ''));
+    (record.eventName === 'REMOVE' &&
+      (subscriber.removals ?? []).includes(record.dynamodb?.OldImage?.entity?.S ?? ''));
 
   /** Delivers what is waiting on the shard, in order, until done or a batch fails (kept for later). */
   const drain = async (shardId: string): Promise<void> => {

@@ -109,11 +109,11 @@ export class Workers {
               FilterCriteria.filter({
                 dynamodb: { NewImage: { entity: { S: FilterRule.or(...source.entities) } } },
               }),
-              ...(source.removals
+              ...(source.removals?.length
                 ? [
                     FilterCriteria.filter({
                       eventName: FilterRule.isEqual('REMOVE'),
-                      dynamodb: { OldImage: { entity: { S: FilterRule.or(...source.entities) } } },
+                      dynamodb: { OldImage: { entity: { S: FilterRule.or(...source.removals) } } },
                     }),
                   ]
                 : []),

@@ -3,6 +3,7 @@ import { clock } from '../../clock';
 import { dynamoMeter } from '../../db/meter';
 import { beginRequest, logger } from '../../logger';
 import { captureColdStart, publishRequestMetrics } from '../../metrics';
+import { flushUsageIfDue, meterRequest } from '../../usage/request-meter';
 import type { HttpMiddleware, HttpRequest } from '../context';
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
@@ -35,7 +36,7 @@ export function normalizeHeaders(raw: Record<string, string | undefined> | null)
   return headers;
 }
 
-function finish(request: HttpRequest): void {
+function finish(request: HttpRequest): Promise<void> {
   const { state } = request.context;
   const response = request.response;
   if (response) {
@@ -80,6 +81,18 @@ function finish(request: HttpRequest): void {
     readCapacityUnits: dynamo.readUnits,
     writeCapacityUnits: dynamo.writeUnits,
   });
+  // Usage: every request authenticated as an organization (on the service clock's day), written
+  // with the instance's next flush (timed by the machine's clock: at most one write an interval).
+  if (caller && 'orgId' in caller)
+    meterRequest({
+      orgId: caller.orgId,
+      route,
+      status,
+      readUnits: dynamo.readUnits,
+      writeUnits: dynamo.writeUnits,
+      nowMs: clock.nowMs(),
+    });
+  return flushUsageIfDue(Date.now()).catch(() => undefined);
 }
 
 /**

@@ -1,0 +1,4 @@
+import { createHandler } from '../../shared/http/stack';
+import { usageRoutes } from './routes';
+
+export const handler = createHandler(usageRoutes);

@@ -1,0 +1,3 @@
+import { getOrganizationUsage, getTopUsage, getUsage } from './usage';
+
+export const usageRoutes = [getUsage, getOrganizationUsage, getTopUsage];

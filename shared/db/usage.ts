@@ -1,0 +1,159 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { addDays } from '../analytics/days';
+import { addCounters, emptyUsage, STORED_DELTA, type Usage, type UsageCounter } from '../usage/usage';
+import { batchGet } from './batch';
+import { db, tableName } from './client';
+import { type Increment, incrementWrites } from './increments';
+import { keys } from './keys';
+import { shardOf } from './shards';
+import { transact } from './transaction';
+
+/**
+ * Where an organization's usage is kept, and how it is read back. Two kinds of writer add to it,
+ * never a request's own transaction: the table stream's consumer (what the stream shows: records
+ * counted once each, shared/usage/stream-usage.ts) and each function instance's flush of what it
+ * answered (shared/usage/request-meter.ts). See docs/data-model.md, "Usage".
+ */
+
+/**
+ * Items per organization and day. Every function instance of the fleet flushes into one of them
+ * (by its id) and the stream's consumers into another (by the record's key): spread over 8, two
+ * writers rarely meet on one item, and a 366-day read stays near 3,000 small items.
+ */
+export const USAGE_SHARDS = 8;
+
+/** Increments of a day's usage counters, on the shard `seed` picks. */
+export function usageIncrement(
+  orgId: string,
+  day: string,
+  seed: string,
+  add: Partial<Record<UsageCounter, number>>,
+): Increment {
+  return {
+    key: keys.usageShard(orgId, day, shardOf(seed, USAGE_SHARDS)),
+    add: add as Record<string, number>,
+    fields: { entity: 'usage', day },
+    group: `${orgId}#USAGE#${day}`,
+  };
+}
+
+/** Upload bytes added (+) or removed (−) on a day: the stored bytes move by that much. */
+export function storedBytesIncrement(orgId: string, day: string, bytes: number): Increment {
+  return {
+    key: keys.usageStored(orgId, day),
+    add: { [STORED_DELTA]: bytes },
+    fields: { entity: 'usage', day },
+  };
+}
+
+/**
+ * A function instance's metered counts, one organization-day per action, in one transaction on the
+ * instance's shard: its ClientRequestToken makes a retried send of a committed flush a no-op.
+ */
+export async function writeUsageCounts(
+  instanceId: string,
+  entries: readonly { orgId: string; day: string; counts: Partial<Record<UsageCounter, number>> }[],
+): Promise<void> {
+  await transact(
+    incrementWrites(entries.map((entry) => usageIncrement(entry.orgId, entry.day, instanceId, entry.counts))),
+  );
+}
+
+/** Days per Query: 92 days of shards (≤ 736 items of ~0.3 KB) fit one 1 MB page. */
+const DAYS_PER_QUERY = 92;
+
+async function queryAll(pk: string, from: string, to: string): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': pk, ':from': from, ':to': to },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items;
+}
+
+/** What `readUsage` returns: each day's counters, and the stored-bytes changes up to the window's end. */
+export interface UsageDays {
+  /** Days with any counter (absent: all zero). */
+  counters: Map<string, Usage>;
+  /** Per day, bytes of uploads added less bytes removed, every day up to the last one read. */
+  storedDeltas: Map<string, number>;
+}
+
+/**
+ * The organization's usage for the days `from`..`to` (both included): the counter shards summed per
+ * day (one Query per 92 days, in parallel), and every stored-bytes change from the first up to
+ * `to` (uploads are few: a day has an item only when uploads completed or went). Eventually
+ * consistent: usage shows within seconds anyway (the contract allows 60).
+ */
+export async function readUsage(orgId: string, from: string, to: string): Promise<UsageDays> {
+  const pk = keys.usagePartition(orgId);
+  const segments: [string, string][] = [];
+  for (let start = from; start <= to; start = addDays(start, DAYS_PER_QUERY)) {
+    const end = addDays(start, DAYS_PER_QUERY - 1);
+    segments.push([start, end < to ? end : to]);
+  }
+  const [stored, ...pages] = await Promise.all([
+    // '~' sorts after every character of the rest of a key: the whole last day.
+    queryAll(pk, keys.usageStoredPrefix, `${keys.usageStoredPrefix}${to}~`),
+    ...segments.map(([start, end]) =>
+      queryAll(pk, `${keys.usageDayPrefix}${start}`, `${keys.usageDayPrefix}${end}~`),
+    ),
+  ]);
+  const counters = new Map<string, Usage>();
+  for (const item of pages.flat()) {
+    const day = String(item.day);
+    let usage = counters.get(day);
+    if (!usage) {
+      usage = emptyUsage();
+      counters.set(day, usage);
+    }
+    addCounters(usage, item);
+  }
+  const storedDeltas = new Map<string, number>();
+  for (const item of stored) {
+    const delta = item[STORED_DELTA];
+    if (typeof delta === 'number') storedDeltas.set(String(item.day), delta);
+  }
+  return { counters, storedDeltas };
+}
+
+/** Every organization of the platform, oldest first: the keys of its platform-wide index. */
+export async function allOrganizationIds(): Promise<string[]> {
+  const ids: string[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new QueryCommand({
+        TableName: tableName,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.organizationListing('', '').gsi1pk },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const id = keys.parseOrganization(String(item.pk));
+      if (id) ids.push(id);
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return ids;
+}
+
+/** The names of organizations by id (one BatchGetItem per 100). */
+export async function organizationNames(orgIds: readonly string[]): Promise<Map<string, string>> {
+  const items = await batchGet(
+    orgIds.map((id) => keys.organization(id)),
+    { consistent: false, projection: ['pk', 'name'] },
+  );
+  return new Map(items.map((item) => [keys.parseOrganization(String(item.pk)) ?? '', String(item.name)]));
+}
