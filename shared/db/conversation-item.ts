@@ -6,6 +6,7 @@ import { tableName } from './client';
 import { keys } from './keys';
 import { project, projectState } from './project';
 import type { Write } from './transaction';
+import { updateExpression } from './update-expression';
 
 /**
  * The conversation as one table item: how the stored state is read from it, how it is written back
@@ -110,17 +111,7 @@ export function conversationStateWrite(current: StoredConversation, next: Stored
   const remove = Object.keys(before).filter(
     (name) => before[name] !== undefined && after[name] === undefined,
   );
-  const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ':rev': current.rev };
-  const clauses = set.map(([name, value], i) => {
-    names[`#s${i}`] = name;
-    values[`:s${i}`] = value;
-    return `#s${i} = :s${i}`;
-  });
-  const removed = remove.map((name, i) => {
-    names[`#r${i}`] = name;
-    return `#r${i}`;
-  });
   let condition = 'rev = :rev';
   // Removing a listing key (a deletion) holds whatever the posts moved meanwhile: only a value
   // written from what was read must be sure no post came in between.
@@ -134,10 +125,7 @@ export function conversationStateWrite(current: StoredConversation, next: Stored
       Update: {
         TableName: tableName,
         Key: keys.conversation(current.organizationId, current.id),
-        UpdateExpression: `SET ${clauses.join(', ')}${removed.length ? ` REMOVE ${removed.join(', ')}` : ''}`,
-        ConditionExpression: condition,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
+        ...updateExpression({ set: Object.fromEntries(set), remove }, { expression: condition, values }),
       },
     },
   };

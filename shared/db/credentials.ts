@@ -7,6 +7,7 @@ import { type Key, keys } from './keys';
 import { type AuditBy, type OrgAuditEntry, orgAudit, systemActor } from './org-audit';
 import { type Organization, organizations } from './organizations';
 import { ConcurrentChangeError, transact, transactUnlessConditionFails } from './transaction';
+import { updateExpression } from './update-expression';
 
 /**
  * Stored credentials: API keys, operator sessions and visitor tokens. Only the SHA-256 of a token is
@@ -121,9 +122,10 @@ export const credentials = {
         Update: {
           TableName: tableName,
           Key: keys.apiKey(orgId, keyId),
-          UpdateExpression: 'SET revokedAt = :now',
-          ConditionExpression: 'attribute_exists(pk) AND revokedAt = :null',
-          ExpressionAttributeValues: { ':now': clock.nowIso(), ':null': null },
+          ...updateExpression(
+            { set: { revokedAt: clock.nowIso() } },
+            { expression: 'attribute_exists(pk) AND revokedAt = :null', values: { ':null': null } },
+          ),
         },
       },
       orgAudit.write(orgId, { ...by, type: 'api_key.revoked', target: { type: 'api_key', id: keyId } }),
@@ -205,11 +207,15 @@ export const credentials = {
         Update: {
           TableName: tableName,
           Key: keys.operatorSession(orgId, sessionId),
-          UpdateExpression: 'SET revokedAt = :now',
-          ConditionExpression:
-            'attribute_exists(pk) AND #hash = :hash AND attribute_exists(impersonatedBy) AND (attribute_not_exists(revokedAt) OR revokedAt = :null)',
-          ExpressionAttributeNames: { '#hash': 'hash' },
-          ExpressionAttributeValues: { ':now': clock.nowIso(), ':hash': hash, ':null': null },
+          ...updateExpression(
+            { set: { revokedAt: clock.nowIso() } },
+            {
+              expression:
+                'attribute_exists(pk) AND #hash = :hash AND attribute_exists(impersonatedBy) AND (attribute_not_exists(revokedAt) OR revokedAt = :null)',
+              names: { '#hash': 'hash' },
+              values: { ':hash': hash, ':null': null },
+            },
+          ),
         },
       },
       orgAudit.write(orgId, { ...audit, details: { ...audit.details, sessionId } }),

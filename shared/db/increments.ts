@@ -1,6 +1,7 @@
 import { tableName } from './client';
 import type { Key } from './keys';
 import type { Write } from './transaction';
+import { updateExpression } from './update-expression';
 
 /**
  * Atomic counters moved by ADD inside a transaction: the write that moves them, or for the daily
@@ -56,23 +57,13 @@ export function incrementWrites(increments: readonly Increment[]): Write[] {
   return [...merged.values()].flatMap((entry): Write[] => {
     const adds = Object.entries(entry.add).filter(([, amount]) => amount !== 0);
     if (adds.length === 0) return [];
-    const sets = Object.entries(entry.fields);
-    const setClause = sets.length ? `SET ${sets.map((_, i) => `#s${i} = :s${i}`).join(', ')} ` : '';
     return [
       {
         action: {
           Update: {
             TableName: tableName,
             Key: entry.key,
-            UpdateExpression: `${setClause}ADD ${adds.map((_, i) => `#a${i} :a${i}`).join(', ')}`,
-            ExpressionAttributeNames: {
-              ...Object.fromEntries(sets.map(([name], i) => [`#s${i}`, name])),
-              ...Object.fromEntries(adds.map(([name], i) => [`#a${i}`, name])),
-            },
-            ExpressionAttributeValues: {
-              ...Object.fromEntries(sets.map(([, value], i) => [`:s${i}`, value])),
-              ...Object.fromEntries(adds.map(([, amount], i) => [`:a${i}`, amount])),
-            },
+            ...updateExpression({ set: entry.fields, add: Object.fromEntries(adds) }),
           },
         },
       },

@@ -10,6 +10,7 @@ import { project } from './project';
 import { queryPrefix } from './query';
 import { leaseFromWindow } from './rate-windows';
 import { retryTransient, transact } from './transaction';
+import { updateExpression } from './update-expression';
 
 /**
  * Operator teams: one item per team in the organization's `TEAMS` partition (name, description,
@@ -144,49 +145,45 @@ export const teams = {
 
   /**
    * Writes the given fields in one UpdateItem, conditioned on one of them differing from the
-   * stored value: a body that changes nothing writes nothing (the old item comes back with the
-   * failed condition, so that costs no extra read either). Undefined when there is no such team.
+   * stored value (an absent attribute differs from any value): a body that changes nothing writes
+   * nothing (the old item comes back with the failed condition, so that costs no extra read either).
+   * A null `description` removes it. Undefined when there is no such team.
    */
   async update(
     orgId: string,
     teamId: string,
     changes: { name?: string; description?: string | null; priority?: number },
   ): Promise<OperatorTeam | undefined> {
-    const set: string[] = ['updatedAt = :now'];
-    const remove: string[] = [];
-    const differs: string[] = [];
-    const names: Record<string, string> = {};
-    const values: Record<string, unknown> = { ':now': clock.nowIso() };
-    if (changes.name !== undefined) {
-      names['#name'] = 'name';
-      values[':name'] = changes.name;
-      set.push('#name = :name');
-      differs.push('#name <> :name');
-    }
-    if (changes.priority !== undefined) {
-      values[':priority'] = changes.priority;
-      set.push('priority = :priority');
-      differs.push('priority <> :priority');
-    }
-    if (changes.description === null) {
-      remove.push('description');
-      differs.push('attribute_exists(description)');
-    } else if (changes.description !== undefined) {
-      values[':description'] = changes.description;
-      set.push('description = :description');
-      differs.push('(attribute_not_exists(description) OR description <> :description)');
-    }
-    if (differs.length === 0) return teams.get(orgId, teamId);
+    const set = {
+      name: changes.name,
+      priority: changes.priority,
+      description: changes.description ?? undefined,
+    };
+    const written = Object.entries(set).flatMap(([name, value]) => (value === undefined ? [] : [name]));
+    const removed = changes.description === null ? ['description'] : [];
+    if (written.length === 0 && removed.length === 0) return teams.get(orgId, teamId);
+    const update = updateExpression(
+      { set: { ...set, updatedAt: clock.nowIso() }, remove: removed },
+      {
+        // One flat OR in one pair of parentheses: DynamoDB refuses redundant ones.
+        expression: (at) => {
+          const differs = [
+            ...written.map(
+              (name) => `attribute_not_exists(${at.name(name)}) OR ${at.name(name)} <> ${at.value(name)}`,
+            ),
+            ...removed.map((name) => `attribute_exists(${at.name(name)})`),
+          ];
+          return `attribute_exists(pk) AND (${differs.join(' OR ')})`;
+        },
+      },
+    );
     try {
       const { Attributes } = await retryTransient(() =>
         db.send(
           new UpdateCommand({
             TableName: tableName,
             Key: keys.team(orgId, teamId),
-            UpdateExpression: `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
-            ConditionExpression: `attribute_exists(pk) AND (${differs.join(' OR ')})`,
-            ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-            ExpressionAttributeValues: values,
+            ...update,
             ReturnValues: 'ALL_NEW',
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),

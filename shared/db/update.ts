@@ -9,6 +9,7 @@ import {
   type TransactItem,
   transactUnlessConditionFails,
 } from './transaction';
+import { updateExpression } from './update-expression';
 
 /**
  * Sets the given fields (undefined ones are left alone) and `updatedAt` on an item that must exist:
@@ -19,9 +20,7 @@ export async function updateExisting(
   changes: object,
   alongside: readonly TransactItem[] = [],
 ): Promise<Record<string, unknown> | undefined> {
-  const fields = Object.entries({ ...changes, updatedAt: clock.nowIso() }).filter(
-    ([, value]) => value !== undefined,
-  );
+  const fields = { ...changes, updatedAt: clock.nowIso() };
   if (alongside.length > 0) return updateWith(key, fields, alongside);
   try {
     const { Attributes } = await retryTransient(() =>
@@ -40,7 +39,7 @@ export async function updateExisting(
  */
 async function updateWith(
   key: Key,
-  fields: [string, unknown][],
+  fields: Readonly<Record<string, unknown>>,
   alongside: readonly TransactItem[],
 ): Promise<Record<string, unknown> | undefined> {
   const failed = await transactUnlessConditionFails([{ Update: setOnExisting(key, fields) }, ...alongside]);
@@ -50,14 +49,11 @@ async function updateWith(
   return Item;
 }
 
-/** The Update that sets `fields` on the item at `key`, which must exist. */
-function setOnExisting(key: Key, fields: readonly [string, unknown][]) {
+/** The Update that sets `fields` (undefined ones left alone) on the item at `key`, which must exist. */
+function setOnExisting(key: Key, fields: Readonly<Record<string, unknown>>) {
   return {
     TableName: tableName,
     Key: key,
-    UpdateExpression: `SET ${fields.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
-    ExpressionAttributeNames: Object.fromEntries(fields.map(([name], i) => [`#f${i}`, name])),
-    ExpressionAttributeValues: Object.fromEntries(fields.map(([, value], i) => [`:v${i}`, value])),
-    ConditionExpression: 'attribute_exists(pk)',
+    ...updateExpression({ set: fields }, { expression: 'attribute_exists(pk)' }),
   };
 }

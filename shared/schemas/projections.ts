@@ -276,9 +276,10 @@ export const operatorTeamProjection = {
 } as const satisfies ProjectionOf<OperatorTeam>;
 
 /**
- * The upload as answered, URLs included. Its `expiresAt` is the URL's, which the presenter
- * (shared/uploads/present.ts) sets: the stored item's `expiresAt` is its TTL, so this projects a
- * presented upload, never the item.
+ * The upload as answered (shared/uploads/present.ts `presentUpload`). The URL fields, `sha256` and
+ * `expiresAt` are set by the presenter after projecting, over whatever was copied: the answer's
+ * `expiresAt` is the presigned URL's ISO instant (or null), while the stored item's attribute of
+ * that name is its TTL in epoch seconds.
  */
 export const uploadProjection = {
   id: 'value',

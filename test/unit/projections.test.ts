@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { presentField } from '../../shared/custom-fields/present';
 import { storedConversationOf, toConversation } from '../../shared/db/conversations';
 import { toDelivery } from '../../shared/db/deliveries';
@@ -52,6 +52,8 @@ import { upload } from '../../shared/schemas/upload';
 import { visitor, visitorProfile } from '../../shared/schemas/visitor';
 import { delivery, webhook } from '../../shared/schemas/webhook';
 import * as z from '../../shared/schemas/zod';
+import { storage } from '../../shared/storage';
+import { presentUpload, URL_TTL_SECONDS } from '../../shared/uploads/present';
 
 /**
  * The data layer turns every stored item into its resource through a declared, zod-free projection
@@ -392,7 +394,7 @@ describe('internal attributes', () => {
     ['AiProvider', aiProviderProjection],
     ['Survey', surveyProjection],
     ['OperatorTeam', operatorTeamProjection],
-    // Not Upload: its `expiresAt` is its URL's, which the presenter sets, not the item's TTL.
+    // Not Upload: its `expiresAt` is its URL's, which the presenter sets over the item's TTL (below).
     ['CustomField', customFieldProjection],
     ['KbCollection', kbCollectionProjection],
     ['KbArticle', kbArticleProjection],
@@ -507,6 +509,59 @@ describe('internal attributes', () => {
       expect([name, leaked]).toEqual([name, null]);
       expect(Object.keys(answer as object)).toEqual(Object.keys(built(schema as typeof kbArticle).shape));
     }
+  });
+
+  describe('never reach an upload answer, and the TTL is not its expiresAt', () => {
+    afterEach(() => vi.restoreAllMocks());
+
+    /** An upload item as read: keys, the entity tag, the TTL (`expiresAt`, epoch seconds), `pendingUntil`. */
+    const uploadItem = (status: string) => ({
+      ...internal,
+      pendingUntil: now,
+      id: ids.message,
+      orgId: ids.organization,
+      filename: 'invoice.pdf',
+      contentType: 'application/pdf',
+      size: 48_213,
+      status,
+      sha256: status === 'pending' ? null : 'a'.repeat(64),
+      owner: `visitor:${ids.visitor}`,
+      createdAt: now,
+      objectKey: `pending/${ids.organization}/${ids.message}`,
+      conversationId: null,
+      messageId: null,
+    });
+
+    it.each([
+      ['pending', ['uploadUrl', 'uploadMethod', 'uploadHeaders']],
+      ['ready', ['downloadUrl', 'sha256']],
+      ['rejected', []],
+    ])('%s', async (status, urlFields) => {
+      vi.spyOn(storage, 'uploadUrl').mockResolvedValue('https://storage.example/put');
+      vi.spyOn(storage, 'downloadUrl').mockResolvedValue('https://storage.example/get');
+      const before = Date.now();
+      const answer = await presentUpload(uploadItem(status) as never);
+      const json = JSON.parse(JSON.stringify(answer)) as Record<string, unknown>;
+
+      expect(
+        JSON.stringify(answer).match(
+          /"(pk|sk|gsi\dpk|gsi\dsk|entity|\w+Claim|\w+Sealed|rev|editCount|pendingUntil|owner|objectKey|orgId)":/g,
+        ),
+      ).toBeNull();
+      const fields = Object.keys(built(upload).shape);
+      const base = ['id', 'filename', 'contentType', 'size', 'status', 'expiresAt', 'createdAt'];
+      expect(Object.keys(json)).toEqual(
+        fields.filter((name) => base.includes(name) || urlFields.includes(name)),
+      );
+      expect(upload.safeParse(answer).success).toBe(true);
+      if (status === 'rejected') {
+        expect(json.expiresAt).toBeNull();
+      } else {
+        const expiresMs = Date.parse(String(json.expiresAt));
+        expect(expiresMs).toBeGreaterThanOrEqual(before + URL_TTL_SECONDS * 1000);
+        expect(expiresMs).toBeLessThanOrEqual(Date.now() + URL_TTL_SECONDS * 1000);
+      }
+    });
   });
 
   it('leave the stored state only its own fields, never keys or claims', () => {
