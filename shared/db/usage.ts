@@ -6,12 +6,12 @@ import { db, tableName } from './client';
 import { type Increment, incrementWrites } from './increments';
 import { keys } from './keys';
 import { shardOf } from './shards';
-import { transact } from './transaction';
+import { RetryBudget, transact } from './transaction';
 
 /**
  * Where an organization's usage is kept, and how it is read back. Two kinds of writer add to it,
  * never a request's own transaction: the table stream's consumer (what the stream shows: records
- * counted once each, shared/usage/stream-usage.ts) and each function instance's flush of what it
+ * counted once each, shared/db/usage-stream.ts) and each function instance's flush of what it
  * answered (shared/usage/request-meter.ts). See docs/data-model.md, "Usage".
  */
 
@@ -46,6 +46,9 @@ export function storedBytesIncrement(orgId: string, day: string, bytes: number):
   };
 }
 
+/** A flush may run at the end of a request: it gives up early, its counts kept for the next one. */
+const FLUSH_BUDGET_MS = 300;
+
 /**
  * A function instance's metered counts, one organization-day per action, in one transaction on the
  * instance's shard: its ClientRequestToken makes a retried send of a committed flush a no-op.
@@ -56,6 +59,7 @@ export async function writeUsageCounts(
 ): Promise<void> {
   await transact(
     incrementWrites(entries.map((entry) => usageIncrement(entry.orgId, entry.day, instanceId, entry.counts))),
+    { budget: new RetryBudget(FLUSH_BUDGET_MS) },
   );
 }
 

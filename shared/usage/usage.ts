@@ -1,6 +1,6 @@
 /**
  * What an organization did, as its usage counts it (the contract, "Usage per organization"), and
- * the arithmetic on it. Pure: where each count comes from is shared/usage/stream-usage.ts (what the
+ * the arithmetic on it. Pure: where each count comes from is shared/db/usage-stream.ts (what the
  * table's stream shows) and shared/usage/request-meter.ts (what each function instance answered);
  * where the counts are kept is shared/db/usage.ts.
  */

@@ -235,6 +235,9 @@ beforeAll(async () => {
     ['GET /api/me', { token: tenant.apiKey, path: '/api/me' }],
     ['GET /api/audit-events', { token: tenant.apiKey, path: '/api/audit-events' }],
     ['GET /api/admin/audit-events', { token: admin, path: '/api/admin/audit-events' }],
+    ['GET /api/usage', { token: tenant.apiKey, path: '/api/usage?granularity=month' }],
+    ['GET /api/admin/organizations/{orgId}/usage', { token: admin, path: `${orgPath}/usage` }],
+    ['GET /api/admin/usage/top', { token: admin, path: '/api/admin/usage/top?metric=apiRequests' }],
     ['GET /api/visitors', { token: tenant.apiKey, path: '/api/visitors' }],
     ['GET /api/visitors/{id}', { token: tenant.apiKey, path: `/api/visitors/${visitor.visitor.id}` }],
     [

@@ -92,7 +92,9 @@ function finish(request: HttpRequest): Promise<void> {
       writeUnits: dynamo.writeUnits,
       nowMs: clock.nowMs(),
     });
-  return flushUsageIfDue(Date.now()).catch(() => undefined);
+  // A request shed for a busy table (503) leaves the flush to the instance's timer: no extra write
+  // on its path while the table refuses.
+  return status === 503 ? Promise.resolve() : flushUsageIfDue(Date.now()).catch(() => undefined);
 }
 
 /**
