@@ -1,4 +1,5 @@
 import { paginateQuery, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { addDays } from '../analytics/days';
 import { db, tableName } from './client';
 
 /**
@@ -45,6 +46,47 @@ export async function queryAll(input: QueryCommandInput): Promise<Record<string,
   const items: Record<string, unknown>[] = [];
   for await (const page of paginateQuery({ client: db }, input)) items.push(...(page.Items ?? []));
   return items;
+}
+
+/**
+ * Days per Query: 92 days of a day-keyed partition's items (≤ 8 of ~0.5 KB a day: ≤ 736) stay
+ * within one 1 MB page, and longer ranges are split into Queries sent together, so a read costs one
+ * round trip for any range the endpoints accept, in the common case.
+ */
+const DAYS_PER_QUERY = 92;
+
+/**
+ * Every item of partition `pk` whose sort key is `prefix` + a day from `from` to `to` (both
+ * included, `YYYY-MM-DD`, anything may follow the day): one Query per 92 days, in parallel, each
+ * following its pages. Eventually consistent: the day aggregates read this way may be a second
+ * old, at half the read units.
+ */
+export async function readDayRange(
+  pk: string,
+  prefix: string,
+  from: string,
+  to: string,
+): Promise<Record<string, unknown>[]> {
+  const segments: [string, string][] = [];
+  for (let start = from; start <= to; start = addDays(start, DAYS_PER_QUERY)) {
+    const end = addDays(start, DAYS_PER_QUERY - 1);
+    segments.push([start, end < to ? end : to]);
+  }
+  const pages = await Promise.all(
+    segments.map(([start, end]) =>
+      queryAll({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: {
+          ':pk': pk,
+          ':from': `${prefix}${start}`,
+          // '~' sorts after every character of the rest of the key: the whole last day.
+          ':to': `${prefix}${end}~`,
+        },
+      }),
+    ),
+  );
+  return pages.flat();
 }
 
 /** A Query whose page the caller does not shape: `queryPage` sets where it starts and how much it reads. */

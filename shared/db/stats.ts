@@ -1,10 +1,9 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type DayTotals, emptyTotals, FRT_BUCKETS, frtBucketOf } from '../analytics/counters';
-import { addDays, dayOf } from '../analytics/days';
+import { dayOf } from '../analytics/days';
 import type { ActiveSurvey, StoredConversation } from '../conversations/state';
-import { db, tableName } from './client';
 import type { Increment } from './increments';
 import { keys } from './keys';
+import { readDayRange } from './query';
 import { shardOf as shardOfValue } from './shards';
 
 /**
@@ -193,47 +192,5 @@ function addItem(totals: DayTotals, item: Record<string, unknown>): void {
     totals.csatScores[score - 1] = (totals.csatScores[score - 1] ?? 0) + numberOf(item[scoreAttr(score)]);
 }
 
-/**
- * Days per Query: 92 days of shards (≤ 736 items of ~0.5 KB) stay within one 1 MB page, and longer
- * ranges are split into Queries sent together, so a read costs one round trip for any range the
- * endpoints accept, in the common case.
- */
-const DAYS_PER_QUERY = 92;
-
-/**
- * Every item of the stats partition under `prefix` for the days `from`..`to`: one Query per 92 days,
- * in parallel, each following its pages. Eventually consistent: aggregates a second old are fine for
- * a dashboard, at half the read units.
- */
-async function readRange(orgId: string, prefix: string, from: string, to: string) {
-  const segments: [string, string][] = [];
-  for (let start = from; start <= to; start = addDays(start, DAYS_PER_QUERY)) {
-    const end = addDays(start, DAYS_PER_QUERY - 1);
-    segments.push([start, end < to ? end : to]);
-  }
-  const pages = await Promise.all(
-    segments.map(async ([start, end]) => {
-      const items: Record<string, unknown>[] = [];
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await db.send(
-          new QueryCommand({
-            TableName: tableName,
-            KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-            ExpressionAttributeValues: {
-              ':pk': keys.statsPartition(orgId),
-              ':from': `${prefix}${start}`,
-              // '~' sorts after every character of the rest of the key: the whole last day.
-              ':to': `${prefix}${end}~`,
-            },
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        items.push(...(page.Items ?? []));
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
-      return items;
-    }),
-  );
-  return pages.flat();
-}
+const readRange = (orgId: string, prefix: string, from: string, to: string) =>
+  readDayRange(keys.statsPartition(orgId), prefix, from, to);

@@ -1,10 +1,9 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { addDays } from '../analytics/days';
 import { addCounters, emptyUsage, STORED_DELTA, type Usage, type UsageCounter } from '../usage/usage';
 import { batchGet } from './batch';
-import { db, tableName } from './client';
+import { tableName } from './client';
 import { type Increment, incrementWrites } from './increments';
 import { keys } from './keys';
+import { queryAll, readDayRange } from './query';
 import { shardOf } from './shards';
 import { RetryBudget, transact } from './transaction';
 
@@ -63,27 +62,6 @@ export async function writeUsageCounts(
   );
 }
 
-/** Days per Query: 92 days of shards (≤ 736 items of ~0.3 KB) fit one 1 MB page. */
-const DAYS_PER_QUERY = 92;
-
-async function queryAll(pk: string, from: string, to: string): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':pk': pk, ':from': from, ':to': to },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return items;
-}
-
 /** What `readUsage` returns: each day's counters, and the stored-bytes changes up to the window's end. */
 export interface UsageDays {
   /** Days with any counter (absent: all zero). */
@@ -100,20 +78,21 @@ export interface UsageDays {
  */
 export async function readUsage(orgId: string, from: string, to: string): Promise<UsageDays> {
   const pk = keys.usagePartition(orgId);
-  const segments: [string, string][] = [];
-  for (let start = from; start <= to; start = addDays(start, DAYS_PER_QUERY)) {
-    const end = addDays(start, DAYS_PER_QUERY - 1);
-    segments.push([start, end < to ? end : to]);
-  }
-  const [stored, ...pages] = await Promise.all([
+  const [stored, days] = await Promise.all([
     // '~' sorts after every character of the rest of a key: the whole last day.
-    queryAll(pk, keys.usageStoredPrefix, `${keys.usageStoredPrefix}${to}~`),
-    ...segments.map(([start, end]) =>
-      queryAll(pk, `${keys.usageDayPrefix}${start}`, `${keys.usageDayPrefix}${end}~`),
-    ),
+    queryAll({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: {
+        ':pk': pk,
+        ':from': keys.usageStoredPrefix,
+        ':to': `${keys.usageStoredPrefix}${to}~`,
+      },
+    }),
+    readDayRange(pk, keys.usageDayPrefix, from, to),
   ]);
   const counters = new Map<string, Usage>();
-  for (const item of pages.flat()) {
+  for (const item of days) {
     const day = String(item.day);
     let usage = counters.get(day);
     if (!usage) {
@@ -132,25 +111,13 @@ export async function readUsage(orgId: string, from: string, to: string): Promis
 
 /** Every organization of the platform, oldest first: the keys of its platform-wide index. */
 export async function allOrganizationIds(): Promise<string[]> {
-  const ids: string[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.organizationListing('', '').gsi1pk },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const id = keys.parseOrganization(String(item.pk));
-      if (id) ids.push(id);
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return ids;
+  const entries = await queryAll({
+    TableName: tableName,
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.organizationListing('', '').gsi1pk },
+  });
+  return entries.flatMap((entry) => keys.parseOrganization(String(entry.pk)) ?? []);
 }
 
 /** The names of organizations by id (one BatchGetItem per 100). */
