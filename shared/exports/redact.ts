@@ -11,7 +11,7 @@ import type { CountryCode } from 'libphonenumber-js/max';
 export const EMAIL_MASK = '[email redacted]';
 export const PHONE_MASK = '[phone redacted]';
 
-type PhoneLibrary = typeof import('libphonenumber-js/max');
+type PhoneLibrary = typeof import('./phone-numbers');
 let phoneLibrary: Promise<PhoneLibrary> | undefined;
 
 /**
@@ -19,7 +19,7 @@ let phoneLibrary: Promise<PhoneLibrary> | undefined;
  * of the exports function's bundle and most exports do not redact (docs/decisions.md, "node:http
  * and ICU at import; phone metadata on first redaction").
  */
-const loadPhoneLibrary = () => (phoneLibrary ??= import('libphonenumber-js/max'));
+const loadPhoneLibrary = () => (phoneLibrary ??= import('./phone-numbers'));
 
 /** `redact_pii=true`: the masking function for an organization with these locales. */
 export async function piiRedactor(locales: readonly string[]): Promise<(text: string) => string> {

@@ -1,5 +1,4 @@
 import { decodeCursor, encodeCursor, malformedCursor } from '../db/cursor';
-import { searchPool } from './connection';
 import type { DocumentKind } from './projection';
 import {
   type FilterNode,
@@ -12,6 +11,18 @@ import {
 } from './query';
 import { isMatch, snippetOf, termsOfTsquery, wordsOf } from './snippet';
 import { WEIGHTS } from './terms';
+
+/**
+ * The index's connection pool and its driver (`pg`), loaded by the first search, not at module load:
+ * evaluating `pg` (which also loads `node:dns`) was ~20 M of the ~550 M instructions of the
+ * function's cold import (docs/decisions.md, "node:http and ICU at import"), and a request refused
+ * before it searches (401, 403, 422, a malformed cursor) never needs it.
+ */
+let connection: Promise<typeof import('./connection')> | undefined;
+async function searchPool() {
+  connection ??= import('./connection');
+  return (await connection).searchPool();
+}
 
 /** `total` is exact up to this many conversations; above it, this number and `totalCapped`. */
 export const TOTAL_CAP = 10_000;
@@ -156,7 +167,7 @@ async function analyze(
     (leaf) =>
       `${tsqueryFunction(leaf)}(${leaf.type === 'prefix' ? "'search_simple'::regconfig" : 'cfg.c'}, ${params.add(tsqueryInput(leaf))})::text`,
   );
-  const { rows } = await searchPool().query<{ config: string; tsqueries: string[] }>(
+  const { rows } = await (await searchPool()).query<{ config: string; tsqueries: string[] }>(
     `SELECT cfg.c::text AS config, ARRAY[${parts.length ? parts.join(', ') : ''}]::text[] AS tsqueries
      FROM (SELECT coalesce((SELECT config FROM search_org WHERE org_id = ${org}), 'search_simple'::regconfig) AS c) cfg`,
     params.values,
@@ -415,7 +426,7 @@ export async function search(request: SearchRequest): Promise<SearchResult> {
          ORDER BY c.last_message_at ${direction}, c.conversation_id ${direction} LIMIT ${limit}
        ) p ON true`;
   }
-  const { rows } = await searchPool().query<{
+  const { rows } = await (await searchPool()).query<{
     total: string;
     conversation_id: string | null;
     last_message_at: Date | null;
@@ -467,7 +478,7 @@ async function matchesOf(
   const ids = params.add(conversationIds);
   const query = params.add(anyTerm);
   const scopeCondition = scopeSql(scope, params);
-  const { rows } = await searchPool().query<{
+  const { rows } = await (await searchPool()).query<{
     conversation_id: string;
     kind: DocumentKind;
     doc_id: string;
@@ -493,7 +504,7 @@ async function matchesOf(
   const lexemes = new Map<string, string[]>();
   const unaccented = new Map<string, string>();
   if (distinct.length > 0) {
-    const analyzed = await searchPool().query<{ word: string; lexemes: string[]; plain: string }>(
+    const analyzed = await (await searchPool()).query<{ word: string; lexemes: string[]; plain: string }>(
       `SELECT w AS word, tsvector_to_array(to_tsvector($1::regconfig, w)) AS lexemes,
          unaccent(w) AS plain FROM unnest($2::text[]) AS w`,
       [config, distinct],
