@@ -91,13 +91,13 @@ export const streamRouterParts = [
   {
     name: 'conversation-changes',
     description:
-      'counts conversations and messages into the daily aggregates (once per stream record), hands each newly soft-deleted conversation to the purge queue, and each newly merged or erased visitor to the visitor-jobs queue',
-    entities: ['conversation', 'visitor', 'message'],
+      'hands each newly soft-deleted conversation to the purge queue, and each newly merged or erased visitor to the visitor-jobs queue',
+    entities: ['conversation', 'visitor'],
   },
   {
-    name: 'usage-meter',
+    name: 'counters',
     description:
-      'counts what each organization did into its usage (once per stream record): conversations, messages, notes, events, webhook attempts, uploads and the bytes stored, transcripts, exports',
+      'counts each record once (one marker for both) into the daily aggregates (conversations, messages, first responses, closures, CSAT) and the organization’s usage (also notes, events, webhook attempts, uploads and the bytes stored, transcripts, exports)',
     entities: ['conversation', 'message', 'note', 'event', 'delivery', 'upload', 'exportJob', 'orgAudit'],
     // An upload deleted takes its bytes out of storage.
     removals: ['upload'],

@@ -1,5 +1,4 @@
 import type { DynamoDBRecord } from 'aws-lambda';
-import { countRecords } from '../../shared/db/stats-stream';
 import { visitorKeyOwner } from '../../shared/db/visitor-record';
 import type { QueueJob } from '../../shared/queue-jobs';
 import { queues } from '../../shared/queues';
@@ -40,17 +39,14 @@ export function visitorJobOf(record: DynamoDBRecord): VisitorJob | undefined {
 }
 
 /**
- * Stream consumer: the batch's conversation and message records are counted into the daily
- * aggregates first (once each, stats-stream.ts), then each conversation that became soft-deleted
- * gets a purge job and each visitor that was just merged or erased a visitor job. The change
- * committed before this runs, so no job is sent for a change that did not happen, and none is
- * lost: a record whose count or send failed is reported, and the stream delivers it again.
+ * Stream consumer: each conversation that became soft-deleted gets a purge job and each visitor
+ * that was just merged or erased a visitor job. The change committed before this runs, so no job is
+ * sent for a change that did not happen, and none is lost: a record whose send failed is reported,
+ * and the stream delivers it again.
  */
 export const handler = streamBatchWorker('conversation changes', {
-  prepare: (records) => countRecords(records),
-  handle: async (record, uncounted) => {
-    if (record.eventID && uncounted.has(record.eventID))
-      throw new Error('not counted into the daily aggregates: delivered again');
+  prepare: async () => undefined,
+  handle: async (record) => {
     const job = purgeJobOf(record);
     if (job) await queues.send('conversation-purge', job);
     const visitorJob = visitorJobOf(record);

@@ -21,7 +21,7 @@ const modules: Record<StreamPartName, () => Promise<{ handler: StreamHandler }>>
   'realtime-push': () => import('./realtime-push'),
   'webhook-fanout': () => import('./webhook-fanout'),
   'conversation-changes': () => import('./conversation-changes'),
-  'usage-meter': () => import('./usage-meter'),
+  counters: () => import('./counters'),
 };
 
 /** Whether `part` takes `record`: one of its entities (or a removal it asks for), and not older than it cares for. */

@@ -408,9 +408,9 @@ export const keys = {
    * redelivery finds it and adds nothing. Spread over 16 partitions by the record's id, since every
    * counted record of the organization writes one; expires after the stream's retention.
    */
-  countedRecord: (orgId: string, streamEventId: string, purpose: 'RECORD' | 'USAGE' = 'RECORD'): Key => ({
+  countedRecord: (orgId: string, streamEventId: string): Key => ({
     pk: `${org(orgId)}#COUNTED#${shardOf(streamEventId, 16)}`,
-    sk: `${purpose}#${streamEventId}`,
+    sk: `RECORD#${streamEventId}`,
   }),
 
   /**

@@ -10,6 +10,7 @@ import { keys } from './keys';
 import { stats } from './stats';
 import { imageOf } from './stream-image';
 import { RetryBudget, transactUnlessConditionFails, type Write } from './transaction';
+import { usageIncrementsOf } from './usage-stream';
 
 /**
  * The daily aggregates, counted from the table's stream rather than in the transaction of each
@@ -98,27 +99,29 @@ const organizationOf = (increments: readonly Increment[]): string | undefined =>
   /^ORG#([^#]+)#/.exec(increments[0]?.key.pk ?? '')?.[1];
 
 /**
- * What a stream consumer counts exactly once per record: the increments a record adds, and the
- * marker family that remembers it was counted (each counting has its own, so the daily aggregates
- * and the usage count the same record independently).
+ * What a stream consumer counts exactly once per record: the increments a record adds. The daily
+ * aggregates and the usage are one counting, so one marker per record serves both (a message
+ * counted twice over would pay two markers: 2 WCU more a record).
  */
 export interface Counting {
   name: string;
   incrementsOf: (record: DynamoDBRecord) => Increment[];
-  marker: 'RECORD' | 'USAGE';
 }
 
-/** The daily aggregates of the analytics endpoints. */
-export const dailyAggregates: Counting = { name: 'daily aggregates', incrementsOf, marker: 'RECORD' };
+/** The daily aggregates of the analytics endpoints and the organizations' usage. */
+export const dailyAggregatesAndUsage: Counting = {
+  name: 'daily aggregates and usage',
+  incrementsOf: (record) => [...incrementsOf(record), ...usageIncrementsOf(record)],
+};
 
 /** The marker that says the record `eventId` of the stream was counted. */
-function markerWrite(counting: Counting, orgId: string, eventId: string, nowMs: number): Write {
+function markerWrite(orgId: string, eventId: string, nowMs: number): Write {
   return {
     action: {
       Put: {
         TableName: tableName,
         Item: {
-          ...keys.countedRecord(orgId, eventId, counting.marker),
+          ...keys.countedRecord(orgId, eventId),
           entity: 'counted',
           expiresAt: ttlSeconds(nowMs + MARKER_TTL_MS),
         },
@@ -138,12 +141,12 @@ interface Countable {
 const MAX_ACTIONS = 100;
 
 /** Records in chunks whose markers and summed counters fit one transaction each. */
-function chunksOf(counting: Counting, countables: readonly Countable[]): Countable[][] {
+function chunksOf(countables: readonly Countable[]): Countable[][] {
   const chunks: Countable[][] = [];
   let chunk: Countable[] = [];
   for (const countable of countables) {
     const next = [...chunk, countable];
-    if (chunk.length && actionsOf(counting, next, Date.now()).length > MAX_ACTIONS) {
+    if (chunk.length && actionsOf(next, Date.now()).length > MAX_ACTIONS) {
       chunks.push(chunk);
       chunk = [countable];
     } else chunk = next;
@@ -152,9 +155,9 @@ function chunksOf(counting: Counting, countables: readonly Countable[]): Countab
   return chunks;
 }
 
-function actionsOf(counting: Counting, chunk: readonly Countable[], nowMs: number): Write[] {
+function actionsOf(chunk: readonly Countable[], nowMs: number): Write[] {
   return [
-    ...chunk.map((countable) => markerWrite(counting, countable.orgId, countable.eventId, nowMs)),
+    ...chunk.map((countable) => markerWrite(countable.orgId, countable.eventId, nowMs)),
     ...incrementWrites(chunk.flatMap((countable) => countable.increments)),
   ];
 }
@@ -166,7 +169,7 @@ function actionsOf(counting: Counting, chunk: readonly Countable[], nowMs: numbe
  */
 export async function countRecords(
   records: readonly DynamoDBRecord[],
-  counting: Counting = dailyAggregates,
+  counting: Counting = dailyAggregatesAndUsage,
 ): Promise<Set<string>> {
   const countables: Countable[] = [];
   for (const record of records) {
@@ -180,7 +183,7 @@ export async function countRecords(
       countables.push({ eventId: record.eventID, orgId, increments });
   }
   const uncounted = new Set<string>();
-  const chunks = chunksOf(counting, await notYetCounted(counting, countables));
+  const chunks = chunksOf(await notYetCounted(countables));
   const outcomes = await Promise.allSettled(chunks.map((chunk) => countChunk(counting, chunk)));
   outcomes.forEach((outcome, index) => {
     if (outcome.status === 'fulfilled') return;
@@ -197,10 +200,9 @@ export async function countRecords(
  * The records whose marker is not there yet: a batch delivered again (after a failure reported in
  * it) skips what it counted before with one read, rather than meeting each marker in turn.
  */
-async function notYetCounted(counting: Counting, countables: readonly Countable[]): Promise<Countable[]> {
+async function notYetCounted(countables: readonly Countable[]): Promise<Countable[]> {
   if (countables.length === 0) return [];
-  const markerOf = (countable: Countable) =>
-    keys.countedRecord(countable.orgId, countable.eventId, counting.marker);
+  const markerOf = (countable: Countable) => keys.countedRecord(countable.orgId, countable.eventId);
   const found = await batchGet(countables.map(markerOf), { consistent: true, projection: ['sk'] });
   const counted = new Set(found.map((item) => String(item.sk)));
   return countables.filter((countable) => !counted.has(markerOf(countable).sk));
@@ -211,7 +213,7 @@ async function countChunk(counting: Counting, chunk: Countable[]): Promise<void>
   const budget = new RetryBudget(COUNT_BUDGET_MS);
   let pending = chunk;
   while (pending.length) {
-    const failed = await transactUnlessConditionFails(actionsOf(counting, pending, Date.now()), { budget });
+    const failed = await transactUnlessConditionFails(actionsOf(pending, Date.now()), { budget });
     if (failed === undefined) return;
     if (failed >= pending.length)
       throw new Error(`A counter update of the ${counting.name} failed its condition`);

@@ -2,7 +2,6 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { dayOf } from '../analytics/days';
 import type { UsageCounter } from '../usage/usage';
 import type { Increment } from './increments';
-import type { Counting } from './stats-stream';
 import { imageOf } from './stream-image';
 import { storedBytesIncrement, usageIncrement } from './usage';
 
@@ -10,7 +9,7 @@ import { storedBytesIncrement, usageIncrement } from './usage';
  * What the table's stream shows of an organization's usage: conversations, messages, notes and
  * events as they are inserted, webhook delivery attempts and outcomes, completed uploads (and the
  * bytes stored), PDF transcripts rendered, exports streamed and transcripts e-mailed (their audit
- * entries). Counted once per record by the same marker protocol as the daily aggregates
+ * entries). Counted with the daily aggregates, once per record and with one marker for both
  * (stats-stream.ts `countRecords`), so a redelivered batch adds nothing.
  */
 
@@ -108,6 +107,3 @@ function auditUsage(record: DynamoDBRecord, entry: Item, on: On): Increment[] {
   if (entry.type === 'transcript.emailed') return on(day, { tr: 1 });
   return [];
 }
-
-/** The organizations' usage, as the stream router's usage part counts it. */
-export const usageCounting: Counting = { name: 'usage', incrementsOf: usageIncrementsOf, marker: 'USAGE' };

@@ -62,7 +62,7 @@ const expected: Record<string, Expected> = {
   'events/dynamodb/stream-router-webhook-fanout.json': { failures: 0 },
   'events/dynamodb/stream-router-realtime-push.json': { failures: 0 },
   'events/dynamodb/stream-router-conversation-changes.json': { failures: 0 },
-  'events/dynamodb/stream-router-usage-meter.json': { failures: 0 },
+  'events/dynamodb/stream-router-counters.json': { failures: 0 },
 };
 
 /** The resource names of the local stack (`infra/local/stack.ts`). */

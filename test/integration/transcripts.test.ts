@@ -1,10 +1,8 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { parse } from 'csv-parse/sync';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { messageItem, newMessage } from '../../shared/db/messages';
 import { call, createTenant, createVisitor, type Tenant } from '../helpers/api';
 import { eventually } from '../helpers/eventually';
+import { seedMessages } from '../helpers/seed-messages';
 
 /**
  * Transcripts of one conversation: CSV at once (chronological, capped at 5,000 messages), PDF by
@@ -17,45 +15,6 @@ interface StoredMail {
   destination: { to: string[] };
   subject: string;
   body: { html?: string; text?: string };
-}
-
-const document = () =>
-  DynamoDBDocumentClient.from(
-    new DynamoDBClient({
-      endpoint: inject('endpoints').dynamodb,
-      region: process.env.AWS_REGION ?? 'us-east-1',
-    }),
-  );
-
-/** Writes `count` visitor messages straight into the table (the API would take minutes for 5,001). */
-async function seedMessages(orgId: string, conversationId: string, senderId: string, count: number) {
-  const client = document();
-  const start = Date.now() + 1000;
-  const items = Array.from({ length: count }, (_, i) =>
-    messageItem(
-      newMessage({
-        orgId,
-        conversationId,
-        senderType: 'visitor',
-        senderId,
-        content: `message ${i + 1}`,
-        now: new Date(start + i).toISOString(),
-      }),
-    ),
-  );
-  const batches: (typeof items)[] = [];
-  for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25));
-  for (let i = 0; i < batches.length; i += 8) {
-    await Promise.all(
-      batches.slice(i, i + 8).map((batch) =>
-        client.send(
-          new BatchWriteCommand({
-            RequestItems: { [inject('tableName')]: batch.map((Item) => ({ PutRequest: { Item } })) },
-          }),
-        ),
-      ),
-    );
-  }
 }
 
 async function mailTo(address: string): Promise<StoredMail | undefined> {

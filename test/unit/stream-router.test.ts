@@ -29,6 +29,7 @@ function part(name: string) {
 vi.mock('../../functions/workers/realtime-push', () => part('realtime-push'));
 vi.mock('../../functions/workers/webhook-fanout', () => part('webhook-fanout'));
 vi.mock('../../functions/workers/conversation-changes', () => part('conversation-changes'));
+vi.mock('../../functions/workers/counters', () => part('counters'));
 
 function record(sequence: string, entity: string, ageSeconds = 1): DynamoDBRecord {
   return {
@@ -69,14 +70,15 @@ describe('stream-router', () => {
     expect(Object.fromEntries(received.parts)).toEqual({
       'webhook-fanout': ['1', '7'],
       'realtime-push': ['3'],
-      'conversation-changes': ['2', '4', '6'],
+      'conversation-changes': ['2', '6'],
+      counters: ['1', '2', '4', '7'],
     });
   });
 
   it('reports what any part failed, once each, and every record of a part that failed as a whole', async () => {
     const { handler } = await import('../../functions/workers/stream-router');
     received.fail.set('webhook-fanout', ['7']);
-    received.fail.set('conversation-changes', ['4']);
+    received.fail.set('counters', ['4']);
     received.fail.set('realtime-push', ['*']);
 
     const result = await handler({ Records: batch }, lambdaContext('stream-router'));
@@ -89,6 +91,6 @@ describe('stream-router', () => {
 
     await handler({ Records: [record('9', 'event')] }, lambdaContext('stream-router'));
 
-    expect([...received.parts.keys()]).toEqual(['webhook-fanout']);
+    expect([...received.parts.keys()].sort()).toEqual(['counters', 'webhook-fanout']);
   });
 });
