@@ -8,8 +8,9 @@ export default defineConfig({
     root,
     // Vitest's default on this 2-core machine is one file at a time (cores − 1). Most of a file's
     // time is waiting on the stack's own clocks (index lag, the feed's settle time, stream polls), so
-    // two files at once overlap those waits: the suite took 373 s instead of 604 s (one run each).
-    maxWorkers: 2,
+    // files at once overlap those waits: 604 s one at a time, 359 s two, 270 s three, 271 s four
+    // (the cores are busy by then). One run each, docs/decisions.md "Test time".
+    maxWorkers: 3,
     projects: [
       {
         test: {

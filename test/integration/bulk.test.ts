@@ -5,7 +5,7 @@ import { lambdaContext } from '../../infra/local/lambda-event';
 import { call, createApiKey, createTenant, createVisitor, type Tenant } from '../helpers/api';
 import { eventually } from '../helpers/eventually';
 import { useInProcessStack } from '../helpers/in-process-stack';
-import { seedMessages } from '../helpers/seed-messages';
+import { seedMessages } from '../helpers/table';
 import { sqsRecord } from '../helpers/worker-faults';
 
 useInProcessStack();

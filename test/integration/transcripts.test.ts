@@ -2,7 +2,7 @@ import { parse } from 'csv-parse/sync';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { call, createTenant, createVisitor, type Tenant } from '../helpers/api';
 import { eventually } from '../helpers/eventually';
-import { seedMessages } from '../helpers/seed-messages';
+import { seedMessages } from '../helpers/table';
 
 /**
  * Transcripts of one conversation: CSV at once (chronological, capped at 5,000 messages), PDF by
