@@ -3,7 +3,7 @@ import type { IConstruct } from 'constructs';
 
 /**
  * Acknowledges cdk-nag findings (AwsSolutions and Serverless packs, registered in infra/app.ts and
- * run by test/infra/nag.test.ts) on a construct and everything under it, each with its reason.
+ * run by test/infra/nag.checks.ts) on a construct and everything under it, each with its reason.
  * cdk-nag 3 reads CDK's own `Validations.of(…).acknowledge()` (v2's NagSuppressions are gone); a
  * finding with a detail is acknowledged by its full id, e.g. `AwsSolutions-IAM5[Resource::*]`.
  * Keep them next to what they are about, and as narrow as the construct allows.

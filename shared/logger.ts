@@ -6,7 +6,7 @@ import { METRICS_SERVICE } from './metrics-contract';
  * Powertools' own (the stack's `LogLevel` and `DebugLogSampleRate` parameters set
  * `POWERTOOLS_LOG_LEVEL` and `POWERTOOLS_LOGGER_SAMPLE_RATE`). Secrets are never logged:
  * credentials appear only as their id. What the saved queries and alarms read of these lines is
- * tested in test/infra/operations.test.ts (the saved queries) and test/unit/request-metrics.test.ts
+ * tested in test/infra/operations.checks.ts (the saved queries) and test/unit/request-metrics.test.ts
  * (the access line).
  */
 export const logger = new Logger({ serviceName: METRICS_SERVICE });

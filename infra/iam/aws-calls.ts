@@ -2,7 +2,7 @@
  * The IAM actions each AWS call the service's code makes is authorized as (AWS's Service
  * Authorization Reference), keyed by what the code constructs: an SDK command class, lib-storage's
  * `Upload`, or `getSecretString` (shared/secrets.ts: GetSecretValue through the secrets extension). A call that is
- * not listed here fails test/infra/iam-needs.test.ts, which derives every function's permissions
+ * not listed here fails test/infra/iam-needs.checks.ts, which derives every function's permissions
  * from the calls its bundle holds; a local check of commands against a function's role can read
  * the same table. No aws-cdk-lib here: the table is plain data.
  */

@@ -8,7 +8,7 @@
  * kind is taken as denying (failing closed), so a local run never allows what AWS might refuse.
  *
  * Shared by the local runtime (infra/local/iam/enforce.ts: every AWS call of a function is checked
- * against its role) and the template tests (test/infra/iam-needs.test.ts).
+ * against its role) and the template tests (test/infra/iam-needs.checks.ts).
  */
 
 export interface Statement {

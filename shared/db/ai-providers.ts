@@ -77,7 +77,7 @@ async function allProviders(options: { consistent?: boolean } = {}): Promise<AiP
  * Whether an enabled provider exists: one Query of the (small) partition, remembered by this
  * instance for PROVIDERS_CACHE_TTL_MS. Outside `aiProviders` so that the chatbot's bundle, which
  * needs only this, holds none of the sealing and opening of keys (KMS) the object brings along
- * (test/infra/iam-needs.test.ts derives each function's permissions from its bundle).
+ * (test/infra/iam-needs.checks.ts derives each function's permissions from its bundle).
  */
 export async function anyAiProviderEnabled(): Promise<boolean> {
   const now = clock.nowMs();

@@ -56,7 +56,7 @@ export async function activeSecrets(
 /*
  * The reads the workers use stand outside `webhooks`: an object is bundled whole, and its create and
  * rotate seal secrets (KMS Encrypt), which neither the fan-out nor the delivery worker may do.
- * test/infra/iam-needs.test.ts derives each function's permissions from what its bundle holds.
+ * test/infra/iam-needs.checks.ts derives each function's permissions from what its bundle holds.
  */
 
 /** Every webhook of the organization (a small set): one Query. */

@@ -13,7 +13,21 @@ export interface CfnResource {
  * The service stack synthesized without bundling (the template is what is under test, and esbuild
  * would add seconds per function), with its nested route-alarm and function-alarm stacks.
  */
-export function synthesize(props: ServiceStackProps = {}) {
+export function synthesize(props?: ServiceStackProps) {
+  if (props === undefined) {
+    defaultSynthesis ??= synthesizeWith({});
+    return defaultSynthesis;
+  }
+  return synthesizeWith(props);
+}
+
+/**
+ * The default stack's synthesis, once per process: test/infra/template.test.ts runs every check of
+ * the synthesized template in one process, which synthesized it once per check file before (~4 s each).
+ */
+let defaultSynthesis: ReturnType<typeof synthesizeWith> | undefined;
+
+function synthesizeWith(props: ServiceStackProps) {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new ServiceStack(app, 'TestStack', props);
   const template = Template.fromStack(stack);

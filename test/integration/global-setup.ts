@@ -57,8 +57,9 @@ export async function setup(project: TestProject): Promise<void> {
       // Only the fake: the guard still refuses every other non-public target.
       AI_PROVIDER_ALLOWED_TARGETS: new URL(openAi.baseUrl).host,
       AI_PROVIDER_PROBE_TIMEOUT_MS: String(AI_PROVIDER_PROBE_TIMEOUT_MS),
-      // Each function instance writes its metered usage every second (10 s by default).
-      USAGE_FLUSH_MS: '1000',
+      // Each function instance writes its metered usage every 3 s (10 s by default): every busy
+      // function's flush is a transaction, which a shorter interval multiplies across the suite.
+      USAGE_FLUSH_MS: '3000',
     },
   });
   project.provide('baseUrl', stack.baseUrl);

@@ -199,7 +199,7 @@ describe('the cursor signing key', () => {
             ?.CURSOR_SIGNING_KEY_SECRET_ARN,
         ) === secretId,
     );
-    // Only the groups that answer cursor pages (test/infra/iam-needs.test.ts: those whose bundle reads it).
+    // Only the groups that answer cursor pages (test/infra/iam-needs.checks.ts: those whose bundle reads it).
     expect(withArn.map(([, fn]) => tagValue(fn, 'service:route-group')).sort()).toEqual([
       'audit',
       'conversations',
