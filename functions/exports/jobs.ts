@@ -1,9 +1,9 @@
 import { clock } from '../../shared/clock';
-import { exportJobs } from '../../shared/db/exports';
+import { exportJobOf, exportJobs } from '../../shared/db/exports';
 import { NotFoundError } from '../../shared/errors';
 import { ok, route } from '../../shared/http/route';
 import { ids } from '../../shared/schemas/examples';
-import { type ExportJob, exportJob, jobParams } from '../../shared/schemas/export';
+import { exportJob, jobParams } from '../../shared/schemas/export';
 import { storage } from '../../shared/storage';
 
 /** A download link lives this long; asking for the job again gives a fresh one (until the file expires). */
@@ -32,12 +32,12 @@ export const getExportJob = route({
   handle: async ({ caller, params }) => {
     const job = await exportJobs.get(caller.orgId, params.jobId);
     if (!job) throw new NotFoundError('Export job not found');
-    const answer: ExportJob = { jobId: job.id, status: job.status };
+    const answer = exportJobOf(job);
+    // The projection named both, so each is set in its place; `expiresAt` is the URL's, not the TTL.
     if (job.status === 'completed' && job.objectKey) {
       answer.downloadUrl = await storage.downloadUrl('exports', job.objectKey, DOWNLOAD_URL_SECONDS);
       answer.expiresAt = new Date(clock.nowMs() + DOWNLOAD_URL_SECONDS * 1000).toISOString();
     }
-    if (job.status === 'failed' && job.error) answer.error = job.error;
     return ok(answer);
   },
 });

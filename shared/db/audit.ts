@@ -2,8 +2,10 @@ import { clock } from '../clock';
 import type { Actor } from '../conversations/actor';
 import { uuidv7 } from '../ids';
 import type { AssignmentEvent } from '../schemas/conversation';
+import { assignmentEventProjection } from '../schemas/projections';
 import { tableName } from './client';
 import { type AuditCategory, keys } from './keys';
+import { project } from './project';
 import { queryPrefix } from './query';
 import type { Write } from './transaction';
 
@@ -52,21 +54,20 @@ export function assignmentEntry(
   return { type, fromOperatorId: from, toOperatorId: to, fromTeamId, teamId, actor };
 }
 
+const toAssignmentEvent = project<AssignmentEvent>(assignmentEventProjection);
+
 /** The assignment and transfer entries of a conversation, oldest first: one Query. */
 export async function assignmentHistory(orgId: string, conversationId: string): Promise<AssignmentEvent[]> {
   const items = await queryPrefix(
     keys.conversationPartition(orgId, conversationId),
     keys.conversationAuditPrefix('ASSIGNMENT'),
   );
-  return items.map((item) => ({
-    id: String(item.id),
-    type: item.type as AssignmentEvent['type'],
-    fromOperatorId: (item.fromOperatorId as string | null) ?? null,
-    toOperatorId: (item.toOperatorId as string | null) ?? null,
-    // Entries written before teams existed have no `fromTeamId`: their team did not change.
-    fromTeamId: (('fromTeamId' in item ? item.fromTeamId : item.teamId) as string | null) ?? null,
-    teamId: (item.teamId as string | null) ?? null,
-    actor: item.actor as Actor,
-    at: String(item.at),
-  }));
+  return items.map((item) =>
+    toAssignmentEvent({
+      ...item,
+      // Entries written before teams existed have no `fromTeamId`: their team did not change.
+      fromTeamId: ('fromTeamId' in item ? item.fromTeamId : item.teamId) ?? null,
+      teamId: item.teamId ?? null,
+    }),
+  );
 }

@@ -1,11 +1,15 @@
 import { BatchGetCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { output } from 'zod/v4/core';
 import type { OperatorRole } from '../auth/caller';
 import { mintOrgToken, type OrgTokenKind } from '../auth/tokens';
 import { clock } from '../clock';
+import type { createdApiKey } from '../schemas/organization';
+import { createdApiKeyProjection } from '../schemas/projections';
 import { db, tableName, ttlSeconds } from './client';
 import { type Key, keys } from './keys';
 import { type AuditBy, type OrgAuditEntry, orgAudit, systemActor } from './org-audit';
 import { type Organization, organizations } from './organizations';
+import { project } from './project';
 import { ConcurrentChangeError, transact, transactUnlessConditionFails } from './transaction';
 import { updateExpression } from './update-expression';
 
@@ -37,6 +41,9 @@ export interface ApiKeyRecord {
   scopes: string[];
   createdAt: string;
 }
+
+/** A new key as answered, its secret shown once: the record and the token, in the schema's order. */
+const toCreatedApiKey = project<output<typeof createdApiKey>>(createdApiKeyProjection);
 
 function credentialKey(kind: StoredCredential['kind'], orgId: string, id: string): Key {
   if (kind === 'apiKey') return keys.apiKey(orgId, id);
@@ -112,7 +119,7 @@ export const credentials = {
       }),
     ]);
     if (failed !== undefined) throw new ConcurrentChangeError();
-    return { ...record, key: minted.token };
+    return toCreatedApiKey({ ...record, key: minted.token });
   },
 
   /** Marks an active key revoked, with its audit entry; false when there is no such active key. */

@@ -2,10 +2,10 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { clock } from '../clock';
 import { uuidv7 } from '../ids';
 import { type DomainEventType, domainEventTypes } from '../schemas/events';
-import { eventDataProjections } from '../schemas/projections';
+import { domainEventProjection, eventDataProjections } from '../schemas/projections';
 import { tableName, ttlSeconds } from './client';
 import { keys } from './keys';
-import { projector } from './project';
+import { project, projector } from './project';
 import type { Write } from './transaction';
 
 export { domainEventTypes };
@@ -26,21 +26,20 @@ export interface DomainEvent {
   data: unknown;
 }
 
+const toEnvelope = project<DomainEvent>(domainEventProjection);
+
 /**
- * A stored event as integrators receive it (feed and webhooks alike): `data` through the projection
- * of its resource, fields in the order of the REST answer.
+ * A stored event as integrators receive it (feed and webhooks alike): the envelope through its
+ * projection, then `data` through the projection of its resource, fields in the order of the REST
+ * answer.
  */
 export function toDomainEvent(item: Record<string, unknown>): DomainEvent {
-  const type = item.type as DomainEventType;
-  const projection = eventDataProjections[type];
+  const event = toEnvelope(item);
+  const projection = eventDataProjections[event.type];
   const data = eventDataOf(item);
-  return {
-    id: String(item.id),
-    type,
-    timestamp: String(item.timestamp),
-    organizationId: String(item.organizationId),
-    data: projection ? projector(projection)(data) : data,
-  };
+  // The envelope named `data`, so it is set in its place.
+  event.data = projection ? projector(projection)(data) : data;
+  return event;
 }
 
 /** The resource a stored event carries, as it was written (no projection). */

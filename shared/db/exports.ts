@@ -4,12 +4,15 @@ import type { Actor } from '../conversations/actor';
 import { uuidv7 } from '../ids';
 import type { Conversation } from '../schemas/conversation';
 import { conversationStatuses } from '../schemas/conversation-statuses';
+import type { ExportJob } from '../schemas/export';
+import { exportJobProjection } from '../schemas/projections';
 import { batchGet } from './batch';
 import { db, tableName, ttlSeconds } from './client';
 import { type StoredConversation, storedConversationOf } from './conversations';
 import { isConditionFailure } from './errors';
 import { type Key, keys } from './keys';
 import { type StoredMessage, toMessage } from './messages';
+import { project } from './project';
 import { childrenQuery } from './query';
 
 type Item = Record<string, unknown>;
@@ -284,6 +287,22 @@ const jobOf = (item: Item): StoredExportJob => ({
   updatedAt: String(item.updatedAt),
   expiresAt: Number(item.expiresAt),
 });
+
+const projectJob = project<ExportJob>(exportJobProjection);
+
+/**
+ * The ExportJob resource, but for its download: `jobId` is the job's id, `error` only a failed job's,
+ * and `expiresAt` left unset (the item's attribute of that name is its TTL, in epoch seconds). The
+ * route sets `downloadUrl` and its `expiresAt` over them (functions/exports/jobs.ts).
+ */
+export function exportJobOf(job: StoredExportJob): ExportJob {
+  return projectJob({
+    ...job,
+    jobId: job.id,
+    expiresAt: undefined,
+    error: job.status === 'failed' && job.error ? job.error : undefined,
+  });
+}
 
 export const exportJobs = {
   async create(input: {

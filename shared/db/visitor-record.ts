@@ -1,6 +1,8 @@
 import { clock } from '../clock';
+import { visitorProfileProjection } from '../schemas/projections';
 import type { VisitorProfile } from '../schemas/visitor';
 import { keys } from './keys';
+import { project } from './project';
 
 /**
  * Visitors as contacts: the visitor item (`ORG#o#VISITOR#v`) with its profile, written whole on
@@ -73,12 +75,11 @@ export function newStoredVisitor(fields: Partial<StoredVisitor> & { id: string }
 const { rev: _rev, ...profileFields } = newStoredVisitor({ id: '' });
 export const PROFILE_FIELDS = Object.keys(profileFields) as (keyof Omit<StoredVisitor, 'rev'>)[];
 
-/** The visitor as the API shows it, with its live conversations counted. */
+const toProfile = project<VisitorProfile>(visitorProfileProjection);
+
+/** The visitor as the API shows it, with its live conversations counted (`rev` stays behind). */
 export function profileOf(visitor: StoredVisitor, conversationCount: number): VisitorProfile {
-  const profile: Record<string, unknown> = {};
-  for (const field of PROFILE_FIELDS) profile[field] = visitor[field];
-  profile.conversationCount = conversationCount;
-  return profile as VisitorProfile;
+  return toProfile({ ...visitor, conversationCount });
 }
 
 /** The organization and visitor a visitor item's `pk` names (stream records); undefined for another key. */

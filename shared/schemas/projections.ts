@@ -1,7 +1,7 @@
 import type { output } from 'zod/v4/core';
 import type { AiProvider } from './ai-provider';
 import type { auditEvent } from './audit';
-import type { Conversation, MessagePreview } from './conversation';
+import type { AssignmentEvent, Conversation, MessagePreview } from './conversation';
 import type {
   CustomField,
   CustomFieldOption,
@@ -10,11 +10,13 @@ import type {
 } from './custom-field';
 import type { DiscordChannel } from './discord';
 import type { eventDataSchemas } from './event-data';
+import type { domainEvent } from './event-feed';
 import type { DomainEventType } from './events';
+import type { exportJob } from './export';
 import type { KbArticle, KbArticleTranslation, KbCollection, KbCollectionTranslation } from './kb';
 import type { Message } from './message';
 import type { Note } from './note';
-import type { Operator, Organization } from './organization';
+import type { createdApiKey, Operator, Organization } from './organization';
 import type { Survey } from './survey';
 import type { OperatorTeam } from './team';
 import type { Upload } from './upload';
@@ -180,6 +182,27 @@ export const eventDataProjections = {
   'visitor.erased': visitorProfileProjection,
 } as const satisfies { [Type in DomainEventType]: ProjectionOf<EventData[Type]> };
 
+/** An event as the feed serves it and webhooks deliver it; `data` is set through its type's projection. */
+export const domainEventProjection = {
+  id: 'value',
+  type: 'value',
+  timestamp: 'value',
+  organizationId: 'value',
+  data: 'value',
+} as const satisfies ProjectionOf<output<typeof domainEvent>>;
+
+/** An entry of a conversation's assignment history. */
+export const assignmentEventProjection = {
+  id: 'value',
+  type: 'value',
+  fromOperatorId: 'value',
+  toOperatorId: 'value',
+  fromTeamId: 'value',
+  teamId: 'value',
+  actor: { type: 'value', id: 'value' },
+  at: 'value',
+} as const satisfies ProjectionOf<AssignmentEvent>;
+
 export const webhookProjection = {
   id: 'value',
   url: 'value',
@@ -236,6 +259,15 @@ export const operatorProjection = {
   role: 'value',
   createdAt: 'value',
 } as const satisfies ProjectionOf<Operator>;
+
+/** A new API key as answered once, its secret `key` beside the stored record. */
+export const createdApiKeyProjection = {
+  id: 'value',
+  name: 'value',
+  scopes: 'value',
+  key: 'value',
+  createdAt: 'value',
+} as const satisfies ProjectionOf<output<typeof createdApiKey>>;
 
 export const aiProviderProjection = {
   id: 'value',
@@ -295,6 +327,19 @@ export const uploadProjection = {
   expiresAt: 'value',
   createdAt: 'value',
 } as const satisfies ProjectionOf<Upload>;
+
+/**
+ * A PDF transcript job as answered (shared/db/exports.ts `exportJobOf`, functions/exports/jobs.ts):
+ * `jobId` is the job's id; `downloadUrl` and `expiresAt` are the presigned URL's, set after
+ * projecting, never the item's TTL attribute `expiresAt` (epoch seconds).
+ */
+export const exportJobProjection = {
+  jobId: 'value',
+  status: 'value',
+  downloadUrl: 'value',
+  expiresAt: 'value',
+  error: 'value',
+} as const satisfies ProjectionOf<output<typeof exportJob>>;
 
 /** An entry of the audit log; `details` is copied as read, like the organization's `chatbot`. */
 export const auditEventProjection = {

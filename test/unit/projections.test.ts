@@ -4,33 +4,41 @@ import { storedConversationOf, toConversation } from '../../shared/db/conversati
 import { toDelivery } from '../../shared/db/deliveries';
 import { discordChannels } from '../../shared/db/discord-channels';
 import { toDomainEvent } from '../../shared/db/events';
+import { exportJobOf, type StoredExportJob } from '../../shared/db/exports';
 import { toMessage } from '../../shared/db/messages';
 import { toNote } from '../../shared/db/notes';
 import { project, projectionOf, projector } from '../../shared/db/project';
 import { toSurvey } from '../../shared/db/surveys';
+import { newStoredVisitor, profileOf } from '../../shared/db/visitor-record';
 import { webhooks } from '../../shared/db/webhooks';
 import { presentArticle, presentCollection } from '../../shared/kb/present';
 import { localeResolver } from '../../shared/locale/resolve';
 import { aiProvider } from '../../shared/schemas/ai-provider';
 import { auditEvent } from '../../shared/schemas/audit';
-import { conversation } from '../../shared/schemas/conversation';
+import { assignmentEvent, conversation } from '../../shared/schemas/conversation';
 import { customField } from '../../shared/schemas/custom-field';
 import { discordChannel } from '../../shared/schemas/discord';
 import { eventDataSchemas } from '../../shared/schemas/event-data';
+import { domainEvent } from '../../shared/schemas/event-feed';
 import { domainEventTypes } from '../../shared/schemas/events';
+import { exportJob } from '../../shared/schemas/export';
 import { kbArticle, kbCollection } from '../../shared/schemas/kb';
 import { messageRecord } from '../../shared/schemas/message';
 import { built } from '../../shared/schemas/names';
 import { note } from '../../shared/schemas/note';
-import { operator, organization } from '../../shared/schemas/organization';
+import { createdApiKey, operator, organization } from '../../shared/schemas/organization';
 import {
   aiProviderProjection,
+  assignmentEventProjection,
   auditEventProjection,
   conversationProjection,
+  createdApiKeyProjection,
   customFieldProjection,
   deliveryProjection,
   discordChannelProjection,
+  domainEventProjection,
   eventDataProjections,
+  exportJobProjection,
   kbArticleProjection,
   kbCollectionProjection,
   messageProjection,
@@ -81,6 +89,10 @@ describe('resource projections', () => {
     ['CustomField', customFieldProjection, customField],
     ['KbCollection', kbCollectionProjection, kbCollection],
     ['KbArticle', kbArticleProjection, kbArticle],
+    ['AssignmentEvent', assignmentEventProjection, assignmentEvent],
+    ['Event', domainEventProjection, domainEvent],
+    ['ExportJob', exportJobProjection, exportJob],
+    ['CreatedApiKey', createdApiKeyProjection, createdApiKey],
   ] as const)('%s is its schema’s projection, field for field and in order', (_, projection, schema) => {
     expect(projection).toEqual(projectionOf(schema));
     expect(asText(projection)).toBe(asText(projectionOf(schema)));
@@ -258,6 +270,17 @@ describe('projecting messages and notes', () => {
   });
 });
 
+describe('projecting a visitor as a contact', () => {
+  it('keeps its schema’s fields in order, the count in its place, and not `rev`', () => {
+    const stored = newStoredVisitor({ id: ids.visitor, metadata: { tier: 'gold', city: 'Lisbon' } });
+    const answer = profileOf({ ...stored, rev: 7 }, 3);
+    expect(Object.keys(answer)).toEqual(Object.keys(built(visitorProfile).shape));
+    expect(answer.conversationCount).toBe(3);
+    expect(asText(answer.metadata)).toBe('{"city":"Lisbon","tier":"gold"}');
+    expect(visitorProfile.safeParse(answer).success).toBe(true);
+  });
+});
+
 describe('projecting what the delivery workers read', () => {
   /** A webhook, a delivery and a channel in one item, keys in no particular order, secrets included. */
   const stored = {
@@ -399,6 +422,10 @@ describe('internal attributes', () => {
     ['KbCollection', kbCollectionProjection],
     ['KbArticle', kbArticleProjection],
     ['AuditEvent', auditEventProjection],
+    ['AssignmentEvent', assignmentEventProjection],
+    ['Event', domainEventProjection],
+    ['CreatedApiKey', createdApiKeyProjection],
+    // Not ExportJob: its `expiresAt` is its download URL's, which the route sets (below).
     ...domainEventTypes.map((type): [string, RecordProjection] => [
       `${type} data`,
       eventDataProjections[type],
@@ -427,6 +454,10 @@ describe('internal attributes', () => {
       ],
       ['survey', toSurvey({ ...internal, ...(filled(surveyProjection) as object) })],
       [
+        'visitor profile',
+        profileOf({ ...internal, ...(filled(visitorProfileProjection) as object) } as never, 2),
+      ],
+      [
         'event',
         toDomainEvent({
           ...internal,
@@ -435,7 +466,7 @@ describe('internal attributes', () => {
           timestamp: now,
           organizationId: 'o',
           data: conversationItem,
-        }).data,
+        }),
       ],
     ];
     for (const [name, resource] of readers) {
@@ -561,6 +592,47 @@ describe('internal attributes', () => {
         expect(expiresMs).toBeGreaterThanOrEqual(before + URL_TTL_SECONDS * 1000);
         expect(expiresMs).toBeLessThanOrEqual(Date.now() + URL_TTL_SECONDS * 1000);
       }
+    });
+  });
+
+  describe('never reach an export job, and the TTL is not its expiresAt', () => {
+    /** A job as read: keys, the entity tag, the TTL (`expiresAt`, epoch seconds), its own state. */
+    const job = (status: StoredExportJob['status'], error: string | null = null) =>
+      ({
+        ...internal,
+        id: ids.message,
+        orgId: ids.organization,
+        kind: 'transcript_pdf',
+        conversationId: ids.conversation,
+        status,
+        objectKey: status === 'completed' ? `transcripts/${ids.organization}/${ids.message}.pdf` : null,
+        error,
+        requestedBy: { type: 'operator', id: ids.visitor },
+        createdAt: now,
+        updatedAt: now,
+      }) as StoredExportJob;
+
+    it.each([
+      ['queued', null, '{"jobId":"ID","status":"queued"}'],
+      ['running', null, '{"jobId":"ID","status":"running"}'],
+      ['completed', null, '{"jobId":"ID","status":"completed"}'],
+      ['failed', 'render_failed', '{"jobId":"ID","status":"failed","error":"render_failed"}'],
+      ['failed', null, '{"jobId":"ID","status":"failed"}'],
+    ] as const)('%s (error %s)', (status, error, expected) => {
+      const answer = exportJobOf(job(status, error));
+      expect(asText(answer)).toBe(expected.replace('ID', ids.message));
+      expect(Object.keys(answer)).toEqual(Object.keys(built(exportJob).shape));
+      expect(exportJob.safeParse(answer).success).toBe(true);
+      if (status !== 'completed') return;
+      // What the route sets on a completed job lands in the schema's place.
+      answer.downloadUrl = 'https://storage.example/get';
+      answer.expiresAt = now;
+      expect(Object.keys(JSON.parse(asText(answer)))).toEqual([
+        'jobId',
+        'status',
+        'downloadUrl',
+        'expiresAt',
+      ]);
     });
   });
 
