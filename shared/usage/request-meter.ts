@@ -60,15 +60,20 @@ export function meterRequest(request: MeteredRequest): void {
   add(counts, 'rcu', request.readUnits);
   add(counts, 'wcu', request.writeUnits);
   add(counts, 'srch', SEARCH_ROUTES.has(request.route) && status < 300 ? 1 : 0);
-  // A quiet instance still writes what it counted within the interval (while it runs: Lambda
-  // freezes it between requests, and the next request's `flushUsageIfDue` catches up).
-  if (!scheduled) {
-    scheduled = true;
-    setTimeout(() => {
-      scheduled = false;
-      void flushUsage();
-    }, config.usageFlushMs).unref();
-  }
+  scheduleFlush();
+}
+
+/**
+ * A quiet instance still writes what it counted within the interval (while it runs: Lambda freezes
+ * it between requests, and the next request's `flushUsageIfDue` catches up).
+ */
+function scheduleFlush(): void {
+  if (scheduled) return;
+  scheduled = true;
+  setTimeout(() => {
+    scheduled = false;
+    void flushUsage();
+  }, config.usageFlushMs).unref();
 }
 
 /** Writes the pending counts when the last write is an interval old: at most one write per interval. */
@@ -106,6 +111,7 @@ async function writePending(): Promise<void> {
         organizationDays: chunk.length,
       });
       for (const entry of chunk) restore(entry);
+      scheduleFlush();
     }
   }
 }
