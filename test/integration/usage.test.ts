@@ -12,6 +12,7 @@ import {
   type Tenant,
 } from '../helpers/api';
 import { eventually } from '../helpers/eventually';
+import { png, readyUpload } from '../helpers/uploads';
 
 /**
  * Usage per organization (contract "Usage per organization"): what a tenant did, counted from
@@ -108,6 +109,10 @@ describe('usage per organization', () => {
     expect(note.status, note.text).toBe(201);
     expect((await client.call('GET', `/api/conversations/${randomUUID()}`, key)).status).toBe(404);
     expect((await client.call('GET', '/api/conversations?limit=0', key)).status).toBe(422);
+    // An upload made ready (create, PUT to storage, complete): two requests of the organization.
+    const upload = await readyUpload(tenant.apiKey, png(2048));
+    expect(upload.status).toBe('ready');
+    client.sent.total += 2;
     const searched = await client.call('GET', '/api/conversations/search?q=parcel', key);
     expect(searched.status, searched.text).toBe(200);
 
@@ -149,6 +154,8 @@ describe('usage per organization', () => {
       notes: 1,
       events: feed,
       exports: { count: 1, rows },
+      uploads: { count: 1, bytes: 2048 },
+      storedBytes: 2048,
       searchQueries: 1,
       apiRequests: client.sent,
     };

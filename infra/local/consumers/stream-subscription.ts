@@ -22,6 +22,7 @@ export interface StreamSubscriber {
 }
 
 function toLambdaRecord(record: _Record, streamArn: string): DynamoDBRecord {
+  const created = record.dynamodb?.ApproximateCreationDateTime;
   return {
     eventID: record.eventID,
     eventName: record.eventName,
@@ -29,7 +30,11 @@ function toLambdaRecord(record: _Record, streamArn: string): DynamoDBRecord {
     eventSource: 'aws:dynamodb',
     awsRegion: record.awsRegion,
     eventSourceARN: streamArn,
-    dynamodb: record.dynamodb as DynamoDBRecord['dynamodb'],
+    // The SDK reads the time as a Date; Lambda hands it over as epoch seconds.
+    dynamodb: {
+      ...record.dynamodb,
+      ...(created ? { ApproximateCreationDateTime: Math.floor(created.getTime() / 1000) } : {}),
+    } as DynamoDBRecord['dynamodb'],
   };
 }
 
