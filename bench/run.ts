@@ -38,6 +38,7 @@ import type { RoundTripReport } from './round-trips';
 import { reportRoundTrips } from './round-trips-report';
 import { reportSearch } from './search-report';
 import { reportTenantCeiling, type TenantCeilingResult } from './tenant-ceiling-report';
+import { reportUsage, type UsageBenchResult } from './usage-report';
 
 const TARGETS = {
   bundleBytes: 600 * 1024,
@@ -339,6 +340,21 @@ try {
 } catch (error) {
   tenantCeilingError = message(error);
   progress(`${MISS} tenant ceiling failed: ${tenantCeilingError}`);
+}
+
+// ── Phase 11: usage metering ───────────────────────────────────────────────────────────────────
+
+progress(
+  "usage metering: one tenant's reads and posts for 25 s, then a 90-day usage query, with the DynamoDB ledger on (child process)…",
+);
+let usage: UsageBenchResult | undefined;
+let usageError: string | undefined;
+try {
+  // ~1 minute: a stack start, 25 s of requests, two flush intervals, 20 queries.
+  usage = await runChild<UsageBenchResult>('bench/usage-main.ts', [], 300_000);
+} catch (error) {
+  usageError = message(error);
+  progress(`${MISS} usage metering failed: ${usageError}`);
 }
 
 await cleanUp();
@@ -794,6 +810,13 @@ if (tenantCeiling) {
   section('10. The tenant ceiling');
   console.log(`  ${MISS} not measured: ${tenantCeilingError}`);
   verdicts.push({ what: 'tenant ceiling', ok: false, detail: tenantCeilingError ?? 'failed' });
+}
+
+if (usage) reportUsage(usage, verdicts);
+else {
+  section('11. Usage metering');
+  console.log(`  ${MISS} not measured: ${usageError}`);
+  verdicts.push({ what: 'usage metering', ok: false, detail: usageError ?? 'failed' });
 }
 
 section('Summary');

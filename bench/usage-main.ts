@@ -11,7 +11,8 @@
  *    every tenth day) written for a fresh organization; `GET /api/usage` for that window, N times:
  *    read units per query (from the ledger) and latency.
  *
- * Standalone: `npx tsx bench/usage-main.ts [--seconds=25] [--queries=20]`. Prints `@@RESULT <json>`.
+ * Phase 11 of `npm run bench`; standalone: `npx tsx bench/usage-main.ts [--seconds=25] [--queries=20]`.
+ * Prints `@@RESULT <json>` (bench/usage-report.ts prints it).
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
@@ -22,6 +23,7 @@ import { startLocalStack } from '../infra/local/stack';
 import { RESULT_MARKER } from './protocol';
 import { median } from './report';
 import { quiet, send } from './tenant-ceiling-scenarios';
+import type { UsageBenchResult } from './usage-report';
 
 const USAGE = `Usage: npx tsx bench/usage-main.ts [--seconds=<s>] [--queries=<n>]
 
@@ -222,7 +224,8 @@ try {
   say(
     `usage query, 90 days (${items.length} items): ${query.readUnitsPerQuery.toFixed(1)} RCU per query, p50 ${query.p50Ms.toFixed(1)} ms, answer ${Math.round(bytes / 1024)} KiB`,
   );
-  console.log(`${RESULT_MARKER}${JSON.stringify({ load: load1(), requestPath, query })}`);
+  const result: UsageBenchResult = { load: load1(), requestPath, query };
+  console.log(`${RESULT_MARKER}${JSON.stringify(result)}`);
 } finally {
   await stack.stop();
   await layer.close();

@@ -1,7 +1,7 @@
 import { addDays, dayOf } from '../../shared/analytics/days';
 import { clock } from '../../shared/clock';
 import { organizations } from '../../shared/db/organizations';
-import { allOrganizationIds, organizationNames, readUsage } from '../../shared/db/usage';
+import { readUsage } from '../../shared/db/usage';
 import { NotFoundError } from '../../shared/errors';
 import { ok, route } from '../../shared/http/route';
 import { uuid } from '../../shared/schemas/common';
@@ -92,9 +92,13 @@ export const getOrganizationUsage = route({
   response: { status: 200, schema: usageReportSchema, description: 'The window’s usage, period by period' },
   examples: { response: example },
   handle: async ({ params, query }) => {
-    if (!(await organizations.get(params.orgId, { consistent: false })))
-      throw new NotFoundError('Organization not found');
-    return ok(await reportFor(params.orgId, query));
+    // Both reads at once: one round trip; a missing organization's (empty) usage is thrown away.
+    const [organization, report] = await Promise.all([
+      organizations.get(params.orgId, { consistent: false }),
+      reportFor(params.orgId, query),
+    ]);
+    if (!organization) throw new NotFoundError('Organization not found');
+    return ok(report);
   },
 });
 
@@ -128,7 +132,7 @@ export const getTopUsage = route({
   handle: async ({ query }) => {
     const window = usageWindow(query, dayOf(clock.nowIso()));
     const metricOf = RANKED_METRICS[query.metric];
-    const orgIds = await allOrganizationIds();
+    const orgIds = await organizations.allIds();
     const values: { organizationId: string; value: number }[] = [];
     for (let start = 0; start < orgIds.length; start += READ_CONCURRENCY) {
       const wave = orgIds.slice(start, start + READ_CONCURRENCY);
@@ -145,7 +149,7 @@ export const getTopUsage = route({
     }
     values.sort((a, b) => b.value - a.value || (a.organizationId < b.organizationId ? -1 : 1));
     const top = values.slice(0, query.limit);
-    const names = await organizationNames(top.map((entry) => entry.organizationId));
+    const names = await organizations.names(top.map((entry) => entry.organizationId));
     return ok({
       metric: query.metric,
       from: window.from,

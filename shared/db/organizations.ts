@@ -6,10 +6,12 @@ import { uuidv7 } from '../ids';
 import type { ChatbotConfig } from '../schemas/chatbot';
 import type { Organization } from '../schemas/organization';
 import { organizationProjection } from '../schemas/projections';
+import { batchGet } from './batch';
 import { db, tableName } from './client';
 import { keys } from './keys';
 import { type AuditBy, orgAudit, systemActor } from './org-audit';
 import { project } from './project';
+import { queryAll } from './query';
 import { updateExisting } from './update';
 
 export type { Organization };
@@ -38,6 +40,26 @@ const fromItem = (item: Record<string, unknown>): Organization => {
 };
 
 export const organizations = {
+  /** Every organization's id, oldest first: the keys of the platform-wide index (pages followed). */
+  async allIds(): Promise<string[]> {
+    const entries = await queryAll({
+      TableName: tableName,
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.organizationListing('', '').gsi1pk },
+    });
+    return entries.flatMap((entry) => keys.parseOrganization(String(entry.pk)) ?? []);
+  },
+
+  /** The names of organizations by id (one BatchGetItem per 100, only the name read). */
+  async names(orgIds: readonly string[]): Promise<Map<string, string>> {
+    const items = await batchGet(
+      orgIds.map((id) => keys.organization(id)),
+      { consistent: false, projection: ['pk', 'name'] },
+    );
+    return new Map(items.map((item) => [keys.parseOrganization(String(item.pk)) ?? '', String(item.name)]));
+  },
+
   async create(input: NewOrganization): Promise<Organization> {
     const id = uuidv7();
     const now = clock.nowIso();

@@ -1,5 +1,4 @@
 import { addCounters, emptyUsage, STORED_DELTA, type Usage, type UsageCounter } from '../usage/usage';
-import { batchGet } from './batch';
 import { tableName } from './client';
 import { type Increment, incrementWrites } from './increments';
 import { keys } from './keys';
@@ -107,24 +106,4 @@ export async function readUsage(orgId: string, from: string, to: string): Promis
     if (typeof delta === 'number') storedDeltas.set(String(item.day), delta);
   }
   return { counters, storedDeltas };
-}
-
-/** Every organization of the platform, oldest first: the keys of its platform-wide index. */
-export async function allOrganizationIds(): Promise<string[]> {
-  const entries = await queryAll({
-    TableName: tableName,
-    IndexName: 'gsi1',
-    KeyConditionExpression: 'gsi1pk = :pk',
-    ExpressionAttributeValues: { ':pk': keys.organizationListing('', '').gsi1pk },
-  });
-  return entries.flatMap((entry) => keys.parseOrganization(String(entry.pk)) ?? []);
-}
-
-/** The names of organizations by id (one BatchGetItem per 100). */
-export async function organizationNames(orgIds: readonly string[]): Promise<Map<string, string>> {
-  const items = await batchGet(
-    orgIds.map((id) => keys.organization(id)),
-    { consistent: false, projection: ['pk', 'name'] },
-  );
-  return new Map(items.map((item) => [keys.parseOrganization(String(item.pk)) ?? '', String(item.name)]));
 }

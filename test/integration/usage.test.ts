@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { Usage } from '../../shared/usage/usage';
 import {
   type ApiResponse,
   type CallOptions,
@@ -18,21 +19,6 @@ import { png, readyUpload } from '../helpers/uploads';
  * Usage per organization (contract "Usage per organization"): what a tenant did, counted from
  * outside here request by request, equals what `GET /api/usage` and the platform admin's views show.
  */
-interface Usage {
-  conversationsCreated: number;
-  messages: number;
-  visitorMessages: number;
-  notes: number;
-  events: number;
-  webhookDeliveries: { attempted: number; succeeded: number; failed: number };
-  exports: { count: number; rows: number };
-  transcripts: number;
-  uploads: { count: number; bytes: number };
-  storedBytes: number;
-  searchQueries: number;
-  apiRequests: { total: number; clientErrors: number; rateLimited: number; serverErrors: number };
-  capacityUnits: { read: number; write: number };
-}
 interface Report {
   organizationId: string;
   from: string;
@@ -245,6 +231,16 @@ describe('usage per organization', () => {
     await refused('?from=2025-01-01&to=2026-11-10', 'from');
     await refused('?from=2026-13-01', 'from');
     await refused('?granularity=week', 'granularity');
+    const tooMany = await call('GET', '/api/admin/usage/top?metric=messages&limit=101', {
+      token: platformToken(),
+    });
+    expect(tooMany.status).toBe(422);
+    expect(tooMany.text).toContain('limit');
+    const one = await call<{ data: unknown[] }>('GET', '/api/admin/usage/top?metric=apiRequests&limit=1', {
+      token: platformToken(),
+    });
+    expect(one.status, one.text).toBe(200);
+    expect(one.body.data.length).toBeLessThanOrEqual(1);
     const top = await call('GET', '/api/admin/usage/top?metric=bananas', { token: platformToken() });
     expect(top.status).toBe(422);
     expect(top.text).toContain('metric');

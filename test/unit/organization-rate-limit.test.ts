@@ -1,11 +1,4 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  BatchGetCommand,
-  DynamoDBDocumentClient,
-  GetCommand,
-  UpdateCommand,
-  type UpdateCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -20,36 +13,11 @@ import { logger } from '../../shared/logger';
 import * as z from '../../shared/schemas/zod';
 import { apiGatewayEvent, lambdaContext } from './helpers/apigw-event';
 import { type ApiKeyFixture, apiKeyFixture, batchGetFrom, organizationItem } from './helpers/auth-items';
+import { sharedWindows } from './helpers/rate-windows';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 /** Start of a minute, so a test never straddles a window boundary by accident. */
 const MINUTE_START = Date.parse('2026-11-21T10:00:00.000Z');
-
-/**
- * The shared DynamoDB counters, one per window key, applying the same condition DynamoDB would:
- * the update goes through only while `used <= :ceiling`, and a refusal carries the old item.
- */
-function sharedWindows() {
-  const used = new Map<string, number>();
-  ddb.on(UpdateCommand).callsFake((input: UpdateCommandInput) => {
-    const key = `${String(input.Key?.pk)}|${String(input.Key?.sk)}`;
-    const values = input.ExpressionAttributeValues ?? {};
-    const wanted = Number(values[':wanted']);
-    const ceiling = Number(values[':ceiling']);
-    const current = used.get(key);
-    if (current !== undefined && current > ceiling) {
-      throw new ConditionalCheckFailedException({
-        message: 'The conditional request failed',
-        $metadata: {},
-        Item: { used: { N: String(current) } },
-      });
-    }
-    const next = (current ?? 0) + wanted;
-    used.set(key, next);
-    return { Attributes: { used: next } };
-  });
-  return used;
-}
 
 const orgWindowKey = (orgId: string) => `ORG#${orgId}#RATE#ORG_REQUESTS`;
 
@@ -83,7 +51,7 @@ describe('organizationChunk', () => {
 describe('OrganizationRateLimiter', () => {
   it('leases the organization window in chunks: one UpdateCommand per chunk of requests', async () => {
     // Prepare
-    sharedWindows();
+    sharedWindows(ddb);
     const limiter = new OrganizationRateLimiter();
     const orgId = uuidv7();
 
@@ -104,7 +72,7 @@ describe('OrganizationRateLimiter', () => {
 
   it('admits exactly the ceiling across instances sharing the window, then denies', async () => {
     // Prepare: two warm instances (two functions of the same tenant), one shared counter.
-    sharedWindows();
+    sharedWindows(ddb);
     const a = new OrganizationRateLimiter(() => 3);
     const b = new OrganizationRateLimiter(() => 3);
     const orgId = uuidv7();
@@ -122,7 +90,7 @@ describe('OrganizationRateLimiter', () => {
 
   it('answers from the lease without DynamoDB (takeNow) until it must refill', async () => {
     // Prepare
-    sharedWindows();
+    sharedWindows(ddb);
     const limiter = new OrganizationRateLimiter(() => 2);
     const orgId = uuidv7();
     expect(limiter.takeNow(orgId, 10)).toBeUndefined();
@@ -140,7 +108,7 @@ describe('OrganizationRateLimiter', () => {
 
   it('applies a changed ceiling at once: a raised one asks again, a lowered one refuses', async () => {
     // Prepare: the window spent under a ceiling of 2.
-    sharedWindows();
+    sharedWindows(ddb);
     const limiter = new OrganizationRateLimiter(() => 1);
     const orgId = uuidv7();
     const spent = [];
@@ -202,7 +170,7 @@ describe('the rate-limit step with an organization ceiling', () => {
 
   it('counts every credential of the organization together and refuses beyond the ceiling', async () => {
     // Prepare
-    sharedWindows();
+    sharedWindows(ddb);
     const first = apiKeyFixture();
     const second = apiKeyFixture({ orgId: first.orgId });
     const elsewhere = apiKeyFixture();
@@ -238,7 +206,7 @@ describe('the rate-limit step with an organization ceiling', () => {
 
   it('reports the credential’s limit while it is the tighter one', async () => {
     // Prepare
-    sharedWindows();
+    sharedWindows(ddb);
     const key = apiKeyFixture();
     store({ keys: [key], rateLimitPerMinute: 100_000 });
 
@@ -253,7 +221,7 @@ describe('the rate-limit step with an organization ceiling', () => {
 
   it('reads nothing more than authentication does: the ceiling comes with the organization', async () => {
     // Prepare
-    sharedWindows();
+    sharedWindows(ddb);
     const key = apiKeyFixture();
     store({ keys: [key], rateLimitPerMinute: 50 });
 
@@ -269,7 +237,7 @@ describe('the rate-limit step with an organization ceiling', () => {
 
   it('without a ceiling (null, or an organization stored before the field) leases no organization window', async () => {
     // Prepare
-    sharedWindows();
+    sharedWindows(ddb);
     const none = apiKeyFixture();
     const older = apiKeyFixture();
     store({ keys: [none], rateLimitPerMinute: null }, { keys: [older] });
@@ -286,7 +254,7 @@ describe('the rate-limit step with an organization ceiling', () => {
 
   it('does not count toward the organization a request its credential refused', async () => {
     // Prepare: the credential's window is spent already.
-    const used = sharedWindows();
+    const used = sharedWindows(ddb);
     const key = apiKeyFixture();
     store({ keys: [key], rateLimitPerMinute: 10 });
     used.set(`ORG#${key.orgId}#RATE#${key.credentialId}|WINDOW#${MINUTE_START}`, config.rateLimitPerMinute);

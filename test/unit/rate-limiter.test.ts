@@ -1,39 +1,13 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { clock } from '../../shared/clock';
 import { RateLimiter } from '../../shared/http/rate-limiter';
+import { sharedWindows } from './helpers/rate-windows';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 /** Start of a minute, so a test never straddles a window boundary by accident. */
 const MINUTE_START = Date.parse('2026-11-21T10:00:00.000Z');
-
-/**
- * The shared DynamoDB counters, one per window key, applying the same condition DynamoDB would:
- * the update goes through only while `used <= :ceiling`, and a refusal carries the old item.
- */
-function sharedWindows() {
-  const used = new Map<string, number>();
-  ddb.on(UpdateCommand).callsFake((input: UpdateCommandInput) => {
-    const key = `${String(input.Key?.pk)}|${String(input.Key?.sk)}`;
-    const values = input.ExpressionAttributeValues ?? {};
-    const wanted = Number(values[':wanted']);
-    const ceiling = Number(values[':ceiling']);
-    const current = used.get(key);
-    if (current !== undefined && current > ceiling) {
-      throw new ConditionalCheckFailedException({
-        message: 'The conditional request failed',
-        $metadata: {},
-        Item: { used: { N: String(current) } },
-      });
-    }
-    const next = (current ?? 0) + wanted;
-    used.set(key, next);
-    return { Attributes: { used: next } };
-  });
-  return used;
-}
 
 async function takeMany(limiter: RateLimiter, count: number, credentialId = 'cred-1') {
   const decisions = [];
@@ -55,7 +29,7 @@ describe('RateLimiter', () => {
 
   it('leases quota in chunks: one UpdateCommand per chunk of requests', async () => {
     // Prepare
-    sharedWindows();
+    sharedWindows(ddb);
     const limiter = new RateLimiter(100, 10);
 
     // Act
@@ -76,7 +50,7 @@ describe('RateLimiter', () => {
 
   it('reports the limit, what remains of it and the seconds until the window resets', async () => {
     // Prepare
-    sharedWindows();
+    sharedWindows(ddb);
     const limiter = new RateLimiter(100, 10);
 
     // Act
@@ -89,7 +63,7 @@ describe('RateLimiter', () => {
 
   it('admits exactly the limit across instances sharing a window, then denies', async () => {
     // Prepare: two warm instances of the same function, one shared counter.
-    sharedWindows();
+    sharedWindows(ddb);
     const a = new RateLimiter(20, 6);
     const b = new RateLimiter(20, 6);
 
@@ -107,7 +81,7 @@ describe('RateLimiter', () => {
 
   it('grants the remainder of the window when it is smaller than a chunk', async () => {
     // Prepare
-    const used = sharedWindows();
+    const used = sharedWindows(ddb);
     used.set(`ORG#org-1#RATE#cred-1|WINDOW#${MINUTE_START}`, 7);
     const limiter = new RateLimiter(10, 5);
 
@@ -120,7 +94,7 @@ describe('RateLimiter', () => {
 
   it('stops asking DynamoDB once the window is spent', async () => {
     // Prepare
-    sharedWindows();
+    sharedWindows(ddb);
     const limiter = new RateLimiter(4, 2);
     await takeMany(limiter, 6);
     const callsWhenSpent = ddb.commandCalls(UpdateCommand).length;
@@ -134,7 +108,7 @@ describe('RateLimiter', () => {
 
   it('resets in the next window', async () => {
     // Prepare
-    sharedWindows();
+    sharedWindows(ddb);
     const limiter = new RateLimiter(3, 3);
     const spent = await takeMany(limiter, 4);
 
@@ -152,7 +126,7 @@ describe('RateLimiter', () => {
 
   it('keeps separate windows per credential', async () => {
     // Prepare
-    sharedWindows();
+    sharedWindows(ddb);
     const limiter = new RateLimiter(2, 2);
     await takeMany(limiter, 3, 'cred-1');
 
@@ -165,7 +139,7 @@ describe('RateLimiter', () => {
 
   it('keys platform credentials under PLATFORM', async () => {
     // Prepare
-    sharedWindows();
+    sharedWindows(ddb);
     const limiter = new RateLimiter(10, 5);
 
     // Act
