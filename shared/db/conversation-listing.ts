@@ -167,9 +167,23 @@ async function recentPage(
   return { page: taken.map((candidate) => candidate.entry), next };
 }
 
+/** Entries of a visitor's listing read by key at a time while item filters look for matches. */
+const VISITOR_CHUNK = 100;
+
+/** Filters only the items answer in a visitor's listing: its entries hold `lastMessageAt` alone. */
+const filtersItems = (query: ListConversationsQuery): boolean =>
+  query.status !== undefined ||
+  query.operatorId !== undefined ||
+  query.priority !== undefined ||
+  query.tag !== undefined;
+
 /**
- * One page of a visitor's conversations: the index holds them by creation (their entry does not move
- * with every message), so all of the visitor's entries are read and sorted by `lastMessageAt`.
+ * One page of a visitor's conversations, as items: the index holds them by creation (their entry
+ * does not move with every message) with `lastMessageAt` only, so all of the visitor's entries are
+ * read and sorted by it, then read by key in that order. Without status, operator, priority or tag
+ * filters the page's entries are the page (one BatchGetItem, as any listing); with them, chunks of
+ * entries are read until `limit + 1` items match. The entry holds nothing else so that a status,
+ * priority, tag or assignment change rewrites no entry of this index.
  */
 async function visitorPage(
   orgId: string,
@@ -177,7 +191,7 @@ async function visitorPage(
   after: [string, string] | undefined,
   query: ListConversationsQuery,
   since: string | undefined,
-): Promise<{ page: Item[]; next: [string, string] | null }> {
+): Promise<{ items: Item[]; next: [string, string] | null }> {
   const partition = keys.conversationListPartition.visitor(orgId, visitorId);
   const entries: Item[] = [];
   let startKey: Item | undefined;
@@ -198,13 +212,37 @@ async function visitorPage(
   const position = (entry: Item): [string, string] => [String(entry.lastMessageAt), String(entry.gsi4sk)];
   const newerFirst = (a: [string, string], b: [string, string]) =>
     a[0] === b[0] ? (a[1] < b[1] ? 1 : a[1] > b[1] ? -1 : 0) : a[0] < b[0] ? 1 : -1;
+  // The entries answer the history window only; the other filters are checked on the items.
   const ordered = entries
-    .filter((entry) => matches(query, entry, since))
+    .filter((entry) => since === undefined || !(String(entry.lastMessageAt) < since))
     .filter((entry) => !after || newerFirst(position(entry), after) > 0)
     .sort((a, b) => newerFirst(position(a), position(b)));
-  const page = ordered.slice(0, query.limit);
+  const readInOrder = async (chunk: Item[]) => {
+    const items = chunk.length ? await batchGet(chunk.map(tableKey), { consistent: false }) : [];
+    const byKey = new Map(items.map((item) => [`${item.pk}|${item.sk}`, item]));
+    return chunk.flatMap((entry) => {
+      const item = byKey.get(`${entry.pk}|${entry.sk}`);
+      return item && !item.deletedAt && matches(query, item, since) ? [{ entry, item }] : [];
+    });
+  };
+  if (!filtersItems(query)) {
+    const page = ordered.slice(0, query.limit);
+    const last = page.at(-1);
+    const found = await readInOrder(page);
+    return {
+      items: found.map(({ item }) => item),
+      next: ordered.length > query.limit && last ? position(last) : null,
+    };
+  }
+  const found: { entry: Item; item: Item }[] = [];
+  for (let start = 0; start < ordered.length && found.length <= query.limit; start += VISITOR_CHUNK)
+    found.push(...(await readInOrder(ordered.slice(start, start + VISITOR_CHUNK))));
+  const page = found.slice(0, query.limit);
   const last = page.at(-1);
-  return { page, next: ordered.length > query.limit && last ? position(last) : null };
+  return {
+    items: page.map(({ item }) => item),
+    next: found.length > query.limit && last ? position(last.entry) : null,
+  };
 }
 
 /**
@@ -239,25 +277,21 @@ export async function listConversations(
     query.tag,
   ]);
   const cursor = query.cursor ? (decodeCursor(query.cursor, orgId, queryId) as ListingCursor) : undefined;
-  let page: Item[];
-  let next: ListingCursor | null;
+  const encode = (next: ListingCursor | null) =>
+    next ? encodeCursor(orgId, queryId, next as Record<string, unknown>) : null;
   if (query.visitorId) {
     if (cursor && !Array.isArray(cursor.a)) throw malformedCursor();
     const read = await visitorPage(orgId, query.visitorId, cursor?.a, query, since);
-    page = read.page;
-    next = read.next ? { a: read.next } : null;
-  } else {
-    if (cursor && typeof cursor.before !== 'string') throw malformedCursor();
-    const listing = keys.conversationListPartition;
-    const partitions: Partition[] = query.operatorId
-      ? listing.operatorShards(orgId, query.operatorId)
-      : query.status
-        ? listing.statusShards(orgId, query.status)
-        : conversationStatuses.flatMap((status) => listing.statusShards(orgId, status));
-    const read = await recentPage(partitions, cursor?.before, query, since);
-    page = read.page;
-    next = read.next !== null ? { before: read.next } : null;
+    return { data: read.items.map(toConversation), nextCursor: encode(read.next ? { a: read.next } : null) };
   }
+  if (cursor && typeof cursor.before !== 'string') throw malformedCursor();
+  const listing = keys.conversationListPartition;
+  const partitions: Partition[] = query.operatorId
+    ? listing.operatorShards(orgId, query.operatorId)
+    : query.status
+      ? listing.statusShards(orgId, query.status)
+      : conversationStatuses.flatMap((status) => listing.statusShards(orgId, status));
+  const { page, next } = await recentPage(partitions, cursor?.before, query, since);
   // Each key once: BatchGetItem refuses a request that names one twice.
   const unique = [...new Map(page.map((entry) => [`${entry.pk}|${entry.sk}`, tableKey(entry)])).values()];
   const items = unique.length ? await batchGet(unique, { consistent: false }) : [];
@@ -274,7 +308,7 @@ export async function listConversations(
     shown.add(key);
     return [toConversation(item)];
   });
-  return { data, nextCursor: next ? encodeCursor(orgId, queryId, next as Record<string, unknown>) : null };
+  return { data, nextCursor: encode(next !== null ? { before: next } : null) };
 }
 
 /**

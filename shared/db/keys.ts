@@ -131,13 +131,6 @@ export const keys = {
     sk: `MSG#${messageId}`,
   }),
   messagePrefix: 'MSG#',
-  /** Sparse gsi1 entry of a visitor message not yet read: "mark read" finds exactly those. */
-  unreadMessage: (orgId: string, conversationId: string, messageId: string) => ({
-    gsi1pk: `${org(orgId)}#CONV#${conversationId}#UNREAD`,
-    gsi1sk: messageId,
-  }),
-  unreadMessagesPartition: (orgId: string, conversationId: string) =>
-    ({ index: 'gsi1', pk: `${org(orgId)}#CONV#${conversationId}#UNREAD` }) as const,
   /** Edit history of a message: a ring of 20 slots, so the newest 20 prior versions are kept. */
   revision: (orgId: string, conversationId: string, messageId: string, slot: number): Key => ({
     pk: `${org(orgId)}#CONV#${conversationId}`,

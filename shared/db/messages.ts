@@ -57,12 +57,13 @@ export function newMessage(input: {
   };
 }
 
-/** The stored message; an unread visitor message also sits in the sparse unread index. */
+/**
+ * The stored message. No index entry: "mark read" finds the unread ones in the conversation's own
+ * partition (`unreadToMark`), so a post and a read-state change write no index.
+ */
 export function messageItem(message: Message, extra: { editCount?: number } = {}) {
-  const unread = message.senderType === 'visitor' && !message.isRead && !message.deletedAt;
   return {
     ...keys.message(message.orgId, message.conversationId, message.id),
-    ...(unread ? keys.unreadMessage(message.orgId, message.conversationId, message.id) : {}),
     entity: 'message',
     editCount: extra.editCount ?? 0,
     ...message,
@@ -102,10 +103,7 @@ function storedOf(item: Record<string, unknown>): StoredMessage {
 /** What a read-state change needs of a message: where it is. */
 export type MessageRef = Pick<Message, 'orgId' | 'conversationId' | 'id'>;
 
-const unreadVisitorMessage = (message: Message): boolean =>
-  message.senderType === 'visitor' && !message.isRead && !message.deletedAt;
-
-/** Messages per page of `unreadFromTable`: small first (the missing ones are the newest), then doubling. */
+/** Messages per page of `unreadFromTable`: small first (unread ones are mostly the newest), then doubling. */
 const FIRST_TABLE_PAGE = 50;
 const LARGEST_TABLE_PAGE = 1_600;
 
@@ -184,36 +182,13 @@ export const messages = {
   },
 
   /**
-   * Ids of unread visitor messages, oldest first, from the sparse index (keys only: the caller reads
-   * the messages themselves strongly, since the index trails the table).
-   */
-  async unreadIds(orgId: string, conversationId: string, limit: number): Promise<string[]> {
-    const partition = keys.unreadMessagesPartition(orgId, conversationId);
-    const { Items = [] } = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: partition.index,
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': partition.pk },
-        Limit: limit,
-      }),
-    );
-    return Items.map((entry) => String(entry.gsi1sk));
-  },
-
-  /**
    * Up to `limit` unread visitor messages of the conversation (not deleted), as the table holds them
-   * now, for "mark read": every one that existed when it was asked, index lag or not. `unreadCount`
-   * is the conversation's own count from the strongly consistent read just before (a post in
-   * between makes the caller's conditioned write fail and read again), so it says how many to find.
-   *
-   * The cheapest exact way: the unread index first (keys only, ≤ `limit` entries, then one strong
-   * BatchGetItem of those messages: stale entries of messages read meanwhile drop out). The index
-   * may not show the newest writes yet (a message posted, or marked unread, a moment ago); only when
-   * it shows fewer than the count says are the conversation's messages read from the table itself,
-   * newest first (what the index misses is the newest), strongly consistent, until the missing ones
-   * are found (`unreadFromTable`). Without lag that costs nothing more than before (1 Query + 1
-   * BatchGetItem); with lag, one or a few Query pages of the newest messages.
+   * now, for "mark read". `unreadCount` is the conversation's own count from the strongly consistent
+   * read just before (a post in between makes the caller's conditioned write fail and read again),
+   * so it says how many to find: the conversation's messages are read newest first (unread visitor
+   * messages are the newest ones but for those marked unread again), strongly consistent, until that
+   * many are found or the messages end (`unreadFromTable`). No index: one would cost every visitor
+   * message an entry to write and later remove, and would trail the table anyway.
    */
   async unreadToMark(
     orgId: string,
@@ -221,38 +196,30 @@ export const messages = {
     unreadCount: number,
     limit: number,
   ): Promise<{ messages: MessageRef[]; more: boolean }> {
-    const candidates = await messages.unreadIds(orgId, conversationId, limit);
-    const fresh = await messages.getMany(orgId, conversationId, candidates);
-    const found = new Map<string, MessageRef>();
-    for (const message of fresh.values()) if (unreadVisitorMessage(message)) found.set(message.id, message);
     const wanted = Math.min(limit, unreadCount);
-    // A count lower than the index (drifted) still marks all the index shows, as before.
-    if (found.size >= wanted) return { messages: [...found.values()], more: candidates.length === limit };
-    await unreadFromTable(orgId, conversationId, found, wanted);
+    const found = new Map<string, MessageRef>();
+    if (wanted > 0) await unreadFromTable(orgId, conversationId, found, wanted);
     // The table was read until `wanted` were found or to its end: fewer than a chunk means no more.
     return { messages: [...found.values()].slice(0, limit), more: found.size >= limit };
   },
 
   /**
-   * Flips the read flag of a visitor message (and its place in the unread index) only if it is still
-   * the other way round and not deleted, so concurrent markers never count a message twice.
+   * Flips the read flag of a visitor message only if it is still the other way round and not
+   * deleted, so concurrent markers never count a message twice. Marking read also removes the
+   * unread index entry messages written before it was given up still carry (none is written now).
    */
   readStateWrite(message: MessageRef, isRead: boolean): Write {
-    const unreadKeys = keys.unreadMessage(message.orgId, message.conversationId, message.id);
     return {
       action: {
         Update: {
           TableName: tableName,
           Key: keys.message(message.orgId, message.conversationId, message.id),
-          UpdateExpression: isRead
-            ? 'SET isRead = :isRead REMOVE gsi1pk, gsi1sk'
-            : 'SET isRead = :isRead, gsi1pk = :gsi1pk, gsi1sk = :gsi1sk',
+          UpdateExpression: isRead ? 'SET isRead = :isRead REMOVE gsi1pk, gsi1sk' : 'SET isRead = :isRead',
           ConditionExpression: 'isRead = :was AND (attribute_not_exists(deletedAt) OR deletedAt = :null)',
           ExpressionAttributeValues: {
             ':isRead': isRead,
             ':was': !isRead,
             ':null': null,
-            ...(isRead ? {} : { ':gsi1pk': unreadKeys.gsi1pk, ':gsi1sk': unreadKeys.gsi1sk }),
           },
         },
       },

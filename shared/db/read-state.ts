@@ -12,8 +12,8 @@ const CHUNK = 99;
  */
 export const readState = {
   /**
-   * Marks read every unread visitor message that exists now, even one the lagging unread index does
-   * not show yet: the strongly read `unreadCount` says how many to find (`messages.unreadToMark`).
+   * Marks read every unread visitor message that exists now, one posted a moment ago included: the
+   * strongly read `unreadCount` says how many to find (`messages.unreadToMark`).
    * How many changed from unread to read.
    */
   async markAllRead(

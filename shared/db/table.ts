@@ -15,19 +15,15 @@ export const tableDefinition = {
    * items by key afterwards (one BatchGetItem). See docs/data-model.md, "What the indexes hold".
    */
   globalIndexes: [
-    // Organizations by creation; a conversation's unread visitor messages.
+    // Organizations by creation; conversations by `updatedAt` (incremental sync).
     { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: [] },
     // Conversations by status, most recent message first (filters: priority, tag).
     { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk', projection: ['priority', 'tags'] },
     // Conversations of an operator, most recent message first (filters: status, priority, tag).
     { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk', projection: ['status', 'priority', 'tags'] },
-    // Conversations of a visitor, by creation: a visitor has few, sorted by `lastMessageAt` when read.
-    {
-      name: 'gsi4',
-      partitionKey: 'gsi4pk',
-      sortKey: 'gsi4sk',
-      projection: ['lastMessageAt', 'status', 'operatorId', 'priority', 'tags'],
-    },
+    // Conversations of a visitor, by creation: a visitor has few, sorted by `lastMessageAt` when read
+    // and filtered on the items (a status, priority, tag or operator change rewrites no entry here).
+    { name: 'gsi4', partitionKey: 'gsi4pk', sortKey: 'gsi4sk', projection: ['lastMessageAt'] },
   ],
   /** Epoch seconds. DynamoDB deletes lazily (and DynamoDB Local never does): reads must also check it. */
   timeToLiveAttribute: 'expiresAt',

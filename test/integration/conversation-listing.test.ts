@@ -109,6 +109,19 @@ describe('GET /api/conversations', () => {
     const high = await readAll(tenant.apiKey, 'priority=high', 1);
     expect(high.map((c) => c.id).sort()).toEqual([ids[1], ids[3], ids[5]].sort());
     expect(high.every((c) => c.priority === 'high')).toBe(true);
+    // A visitor's listing checks these filters on the conversations themselves (its index entries
+    // hold only the latest message's time): exact too, across pages.
+    for (const limit of [1, 100]) {
+      const visitorHigh = await readAll(tenant.apiKey, `visitorId=${visitorId}&priority=high`, limit);
+      expect(visitorHigh.map((c) => c.id).sort()).toEqual([ids[1], ids[3]].sort());
+      const visitorAssigned = await readAll(
+        tenant.apiKey,
+        `visitorId=${visitorId}&operatorId=${tenant.operatorId}`,
+        limit,
+      );
+      expect(visitorAssigned.map((c) => c.id)).toEqual([ids[2]]);
+      expect(await readAll(tenant.apiKey, `visitorId=${visitorId}&tag=nowhere`, limit)).toEqual([]);
+    }
   });
 
   it('lists a conversation whose status just changed once, whatever the page size', async () => {
