@@ -185,7 +185,7 @@ const FUNCTION_ENV = {
   AUTH_CACHE_TTL_MS: '10000',
 };
 const NOTE =
-  'rate limit lifted (RATE_LIMIT_PER_MINUTE=1000000: the default 1,200/min caps one credential at 20 req/s before any partition); auth cache 10 s as in Lambda; ConditionChecks are listed with their items but not priced; a ceiling assumes the tenant does only that write';
+  'rate limit lifted (RATE_LIMIT_PER_MINUTE=1000000: the default 1,200/min caps one credential at 20 req/s before any partition); auth cache 10 s as in Lambda; a ceiling assumes the tenant does only that write';
 
 const parsed = parse(process.argv.slice(2));
 if (parsed === 'help' || 'error' in parsed) {

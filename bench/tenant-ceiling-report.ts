@@ -308,7 +308,7 @@ export function reportTenantCeiling(result: TenantCeilingResult): void {
     '10. The tenant ceiling — one organization’s writes in AWS terms (1,000 WCU/s, 3,000 RCU/s a partition key value)',
   );
   console.log(
-    `  each write ${result.requests}× one after another, one organization; units from the DynamoDB layer's ledger (DYNAMODB_LEDGER=on: index entries billed as AWS does, moves as a delete and a put, transactions ×2); WCU/request counts the request and what the stream's workers wrote for it (path + background)`,
+    `  each write ${result.requests}× one after another, one organization; units from the DynamoDB layer's ledger (DYNAMODB_LEDGER=on: billed as AWS does: in a transaction 2 units a KB of each item written or checked, its index entries at their own price; an index move is a delete and a put); WCU/request counts the request and what the stream's workers wrote for it (path + background)`,
   );
   if (result.figuresError) console.log(`  ✗ per-write figures failed: ${result.figuresError}`);
   if (result.figures.length > 0) {

@@ -12,10 +12,13 @@
  * charged to the new partition or not at all. Here each written item is read before and after its
  * write (two GetItems to DynamoDB Local, outside the throttling and the counts), and each index is
  * billed from its entries: a put on the new partition, a delete on the old one (both when the entry's
- * key changed), an update in place when only a projected attribute changed, nothing otherwise; ×2 in
- * a transaction, as the layer bills transactional writes. A transaction's table units are also
- * raised to the larger of the item's sizes before and after (the layer counts 2 for an Update or a
- * Delete, whatever the size). The reads cost the machine a round trip each: `charges` skips them.
+ * key changed), an update in place when only a projected attribute changed, nothing otherwise. As in
+ * AWS, an index entry costs the same inside a transaction as outside one: the transactional ×2 is the
+ * table's alone (measured against DynamoDB by dynoxide's tests/transactional_index_consumed_capacity.rs;
+ * see docs/decisions.md). A transaction's table units are raised to the larger of the item's sizes
+ * before and after (the layer counts 2 for an Update or a Delete, whatever the size), and a
+ * ConditionCheck is billed as AWS does, 2 a KB of the item it reads. The reads cost the machine a
+ * round trip each: `charges` skips them.
  *
  * Off, nothing of this runs: the layer holds no ledger and the hooks are optional calls on undefined.
  */
@@ -239,7 +242,6 @@ export class Ledger {
    */
   async bill(image: WriteImage, transactional: boolean, chargedTableUnits = 0): Promise<void> {
     const after = await this.upstream.get(image.table.name, image.key).catch(() => undefined);
-    const factor = transactional ? 2 : 1;
     const { table, before } = image;
     if (transactional) {
       const larger = Math.max(before ? itemSize(before) : 0, after ? itemSize(after) : 0);
@@ -255,8 +257,7 @@ export class Ledger {
       if (!old && !fresh) continue;
       const partition = (entry: Item) =>
         partitionKey(table.name, index.name, valueString(entry[index.hash]) ?? '');
-      const units = (entry: Item) =>
-        factor * Math.max(1, Math.ceil((itemSize(entry) + INDEX_ENTRY_OVERHEAD) / 1024));
+      const units = (entry: Item) => Math.max(1, Math.ceil((itemSize(entry) + INDEX_ENTRY_OVERHEAD) / 1024));
       if (old && fresh) {
         const moved =
           canonical(old[index.hash]) !== canonical(fresh[index.hash]) ||

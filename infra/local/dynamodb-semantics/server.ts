@@ -805,9 +805,7 @@ export async function startDynamoDbSemantics(options: SemanticsOptions): Promise
     const images = ledger?.images
       ? await Promise.all(
           actions.map(({ kind, action }) =>
-            kind === 'ConditionCheck'
-              ? undefined
-              : ledger.image(action.TableName as string, kind === 'Put' ? action.Item : action.Key),
+            ledger.image(action.TableName as string, kind === 'Put' ? action.Item : action.Key),
           ),
         )
       : undefined;
@@ -821,14 +819,15 @@ export async function startDynamoDbSemantics(options: SemanticsOptions): Promise
         transactionCanceled(keys.map((key) => (conflicts.inFlight(key) ? conflictReason : { Code: 'None' }))),
       );
     }
-    // Transactional writes cost twice: 2 units a KB (a Put's size is known; others count their least).
+    // A transaction's table writes cost twice, 2 units a KB (a Put's size is known; others count
+    // their least), a ConditionCheck too; its index entries cost what they cost outside one.
     const touched = actions.map(({ kind, action }) =>
-      throughput && kind !== 'ConditionCheck'
-        ? writePartitions(found.get(action.TableName as string) as TableSchema, kind, action)
-        : [],
+      throughput ? writePartitions(found.get(action.TableName as string) as TableSchema, kind, action) : [],
     );
     const now = Date.now();
-    const refusals = touched.map((each) => refusing(each, 'write', 2, now));
+    const refusals = touched.map((each) =>
+      each.find((partition) => refusing([partition], 'write', partition.index ? 1 : 2, now)),
+    );
     const reasons: CancellationReason[] = refusals.map((refused) =>
       refused ? throttleReason(Boolean(refused.index)) : { Code: 'None' },
     );
@@ -856,12 +855,11 @@ export async function startDynamoDbSemantics(options: SemanticsOptions): Promise
       const after = Date.now();
       const billed: Promise<void>[] = [];
       actions.forEach(({ kind, action }, i) => {
-        if (kind === 'ConditionCheck') return;
-        recent.record(action.TableName as string, keys[i] as string, after);
+        if (kind !== 'ConditionCheck') recent.record(action.TableName as string, keys[i] as string, after);
         const units =
           kind === 'Put' && action.Item ? 2 * Math.max(1, Math.ceil(itemSize(action.Item) / 1024)) : 2;
         for (const each of touched[i] ?? [])
-          throughput?.charge(each.id, 'write', each.index ? 2 : units, after);
+          throughput?.charge(each.id, 'write', each.index ? 1 : units, after);
         const image = images?.[i];
         if (image && ledger) billed.push(ledger.bill(image, true, units));
       });
