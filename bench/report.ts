@@ -1,3 +1,5 @@
+import type { MsDistribution } from './protocol';
+
 export const PASS = '✓';
 export const MISS = '✗';
 
@@ -25,6 +27,17 @@ export function percentile(sorted: ArrayLike<number>, p: number): number {
   if (sorted.length === 0) return Number.NaN;
   const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[rank] ?? Number.NaN;
+}
+
+/** Count, p50, p99 and max of latencies in milliseconds. */
+export function distribution(values: readonly number[]): MsDistribution {
+  const sorted = [...values].sort((a, b) => a - b);
+  return {
+    count: sorted.length,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    max: sorted.at(-1) ?? Number.NaN,
+  };
 }
 
 /** A plain-text table; columns whose header starts with '>' are right-aligned (the '>' is dropped). */

@@ -22,8 +22,8 @@
  */
 import { loadavg } from 'node:os';
 import { type LocalStack, startLocalStack } from '../infra/local/stack';
-import { type MsDistribution, RESULT_MARKER, type SearchQueryResult, type SearchResult } from './protocol';
-import { MISS, PASS, percentile, type Verdict } from './report';
+import { RESULT_MARKER, type SearchQueryResult, type SearchResult } from './protocol';
+import { distribution, MISS, PASS, type Verdict } from './report';
 import { reportSearch, SEARCH_DEFAULT_MESSAGES } from './search-report';
 
 const say = (line: string) => console.log(`[bench]   ${line}`);
@@ -47,15 +47,6 @@ const QUERIES: { name: string; q: string; sort?: string }[] = [
 
 let stack: LocalStack | undefined;
 
-const distribution = (values: readonly number[]): MsDistribution => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return {
-    count: sorted.length,
-    p50: percentile(sorted, 50),
-    p99: percentile(sorted, 99),
-    max: sorted.at(-1) ?? Number.NaN,
-  };
-};
 const load = () =>
   loadavg()
     .map((value) => value.toFixed(2))

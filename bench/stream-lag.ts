@@ -26,6 +26,8 @@ import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import type { LocalStack } from '../infra/local/stack';
+import type { MsDistribution } from './protocol';
+import { distribution } from './report';
 
 const USAGE = `Usage: npx tsx bench/stream-lag.ts [options]
 
@@ -257,17 +259,10 @@ function parse(argv: readonly string[]): Options | { error: string } | 'help' {
 
 // ── Measuring ────────────────────────────────────────────────────────────────────────────────────────
 
-interface Distribution {
-  count: number;
-  p50: number;
-  p99: number;
-  max: number;
-}
-
 interface KindResult {
   kind: Kind;
   measures: string;
-  lagMs: Distribution;
+  lagMs: MsDistribution;
   /** Measured samples not seen within SAMPLE_TIMEOUT_MS (not in lagMs). */
   lost: number;
   /** Every measured lag, in the order measured (ms, 0.1 precision). */
@@ -293,23 +288,6 @@ interface StreamLagResult {
 
 const NOTE =
   'lanes write one at a time each, after a random pause (jitterMs); one unmeasured write per lane first (cold isolates); rate limit lifted; lags are arrival − the service-stamped instant just before the commit, on one machine clock';
-
-/** The same rank as bench/report.ts's percentile: the value at ⌈p/100 · n⌉. */
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[rank] ?? Number.NaN;
-}
-
-function distribution(values: readonly number[]): Distribution {
-  const sorted = [...values].sort((a, b) => a - b);
-  return {
-    count: sorted.length,
-    p50: percentile(sorted, 50),
-    p99: percentile(sorted, 99),
-    max: sorted.at(-1) ?? Number.NaN,
-  };
-}
 
 const say = (line: string) => console.log(`[bench]   ${line}`);
 const load = () =>
