@@ -1,6 +1,6 @@
 import { cursorParam, isoInstant, pageLimit, plainText, uuid } from './common';
 import { metadataObject } from './free-json';
-import { built, lazily, named } from './names';
+import { built, documented, lazily, named } from './names';
 import * as z from './zod';
 
 export const visitor = named('Visitor', () =>
@@ -44,8 +44,10 @@ export const visitorProfile = named(
       name: z.nullable(z.string()),
       email: z.nullable(z.string()),
       phone: z.nullable(z.string()),
-      /** Live (not deleted) conversations of the visitor. */
-      conversationCount: z.int(),
+      conversationCount: documented(z.int(), {
+        description:
+          'Live (not deleted) conversations of the visitor, counted through an index: one started or deleted in the last 2 s may not show yet (a merge’s own answer counts the conversations it moved)',
+      }),
       updatedAt: isoInstant,
       /** Increments with every change: sent as `ETag`, compared with `If-Match`. */
       version: z.int(),

@@ -3692,7 +3692,10 @@ export interface components {
             name: string | null;
             email: string | null;
             phone: string | null;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Live (not deleted) conversations of the visitor, counted through an index: one started or deleted in the last 2 s may not show yet (a merge’s own answer counts the conversations it moved)
+             */
             conversationCount: number;
             /** Format: date-time */
             updatedAt: string;
