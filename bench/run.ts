@@ -803,7 +803,7 @@ else if (args.contactVolume) {
 }
 
 if (tenantCeiling) {
-  reportTenantCeiling(tenantCeiling);
+  reportTenantCeiling(tenantCeiling, verdicts);
   const failed = tenantCeiling.figuresError ?? tenantCeiling.scaled?.error;
   if (failed) verdicts.push({ what: 'tenant ceiling', ok: false, detail: failed.split('\n')[0] ?? failed });
 } else {

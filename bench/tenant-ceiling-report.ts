@@ -13,7 +13,7 @@ import {
   PARTITION_READ_UNITS_PER_SECOND,
   PARTITION_WRITE_UNITS_PER_SECOND,
 } from '../infra/local/dynamodb-semantics/config';
-import { section, table } from './report';
+import { MISS, PASS, section, table, type Verdict } from './report';
 
 /** Placeholders for the ids that follow these segments; any other id is `id`. */
 const LABELS: Record<string, string> = {
@@ -303,7 +303,64 @@ const fixed = (value: number, digits = 2) =>
 const rate = (value: number | null) =>
   value === null ? '—' : value >= 100 ? Math.round(value).toLocaleString('en') : value.toFixed(1);
 
-export function reportTenantCeiling(result: TenantCeilingResult): void {
+/**
+ * Issue 37's goals, judged on the writes into distinct conversations: write units on the request
+ * path (what a request's own writes cost; the stream consumer's part is paid once per record, off
+ * it), and the rate one tenant sustains before its hottest shared partition binds.
+ */
+const GOALS: readonly { what: string; writes: RegExp; most?: number; atLeast?: number }[] = [
+  { what: 'post: write units on the request path', writes: /^post /, most: 20 },
+  { what: 'create: write units on the request path', writes: /^create /, most: 14 },
+  { what: 'PATCH: write units on the request path', writes: /^PATCH /, most: 12 },
+  { what: 'snooze: write units on the request path', writes: /^snooze/, most: 14 },
+  { what: 'posts a second one tenant sustains', writes: /^post /, atLeast: 1_000 },
+  { what: 'creates a second one tenant sustains', writes: /^create /, atLeast: 500 },
+];
+
+/** The goals' verdicts, and the scaled run's: no 5xx at any level. */
+export function tenantCeilingVerdicts(result: TenantCeilingResult): Verdict[] {
+  const verdicts: Verdict[] = [];
+  for (const goal of GOALS) {
+    const figures = result.figures.filter(
+      (figure) => figure.pattern === 'distinct' && goal.writes.test(figure.write),
+    );
+    if (figures.length === 0) continue;
+    if (goal.most !== undefined) {
+      const worst = Math.max(...figures.map((figure) => figure.wcuPath));
+      verdicts.push({
+        what: goal.what,
+        ok: worst <= goal.most,
+        detail: `${worst.toFixed(1)}, at most ${goal.most}`,
+      });
+    } else if (goal.atLeast !== undefined) {
+      const least = Math.min(...figures.map((figure) => figure.ceiling ?? Number.POSITIVE_INFINITY));
+      verdicts.push({
+        what: goal.what,
+        ok: least >= goal.atLeast,
+        detail: `${rate(least)}, at least ${goal.atLeast.toLocaleString('en')}`,
+      });
+    }
+  }
+  const levels = result.scaled?.levels ?? [];
+  if (levels.length > 0) {
+    const serverErrors = levels.reduce(
+      (sum, level) =>
+        sum +
+        Object.entries(level.statuses)
+          .filter(([status]) => status.startsWith('5') || status === 'error')
+          .reduce((each, [, count]) => each + count, 0),
+      0,
+    );
+    verdicts.push({
+      what: 'scaled run: answers 5xx',
+      ok: serverErrors === 0,
+      detail: `${serverErrors} up to ${Math.max(...levels.map((level) => level.postsPerSecond)).toLocaleString('en')} posts/s`,
+    });
+  }
+  return verdicts;
+}
+
+export function reportTenantCeiling(result: TenantCeilingResult, verdicts: Verdict[] = []): void {
   section(
     '10. The tenant ceiling — one organization’s writes in AWS terms (1,000 WCU/s, 3,000 RCU/s a partition key value)',
   );
@@ -458,5 +515,12 @@ export function reportTenantCeiling(result: TenantCeilingResult): void {
     );
   }
   console.log(`  load average (1 min): figures ${result.load.figures}; scaled ${result.load.scaled}`);
+  const judged = tenantCeilingVerdicts(result);
+  if (judged.length > 0) {
+    console.log('  goals (issue 37, writes into distinct conversations):');
+    for (const verdict of judged)
+      console.log(`    ${verdict.ok ? PASS : MISS} ${verdict.what}: ${verdict.detail}`);
+  }
+  verdicts.push(...judged);
   console.log(`  ${result.note}`);
 }
