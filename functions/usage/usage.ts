@@ -14,7 +14,13 @@ import {
   usageTopQuery,
 } from '../../shared/schemas/usage';
 import * as z from '../../shared/schemas/zod';
-import { type Granularity, MAX_USAGE_DAYS, usageReport, usageWindow } from '../../shared/usage/report';
+import {
+  type Granularity,
+  MAX_USAGE_DAYS,
+  type UsageWindow,
+  usageReport,
+  usageWindow,
+} from '../../shared/usage/report';
 import { RANKED_METRICS } from '../../shared/usage/usage';
 
 const WHAT_COUNTS = [
@@ -55,10 +61,15 @@ const example = {
   },
 };
 
+/** The organization's usage over `window` (its `to` excluded), period by period. */
+async function usageOver(orgId: string, window: UsageWindow, granularity: Granularity) {
+  const { counters, storedDeltas } = await readUsage(orgId, window.from, addDays(window.to, -1));
+  return usageReport(window, granularity, counters, storedDeltas);
+}
+
 async function reportFor(orgId: string, query: { from?: string; to?: string; granularity: Granularity }) {
   const window = usageWindow(query, dayOf(clock.nowIso()));
-  const { counters, storedDeltas } = await readUsage(orgId, window.from, addDays(window.to, -1));
-  return { organizationId: orgId, ...usageReport(window, query.granularity, counters, storedDeltas) };
+  return { organizationId: orgId, ...(await usageOver(orgId, window, query.granularity)) };
 }
 
 export const getUsage = route({
@@ -137,10 +148,7 @@ export const getTopUsage = route({
     for (let start = 0; start < orgIds.length; start += READ_CONCURRENCY) {
       const wave = orgIds.slice(start, start + READ_CONCURRENCY);
       const reports = await Promise.all(
-        wave.map(async (orgId) => {
-          const { counters, storedDeltas } = await readUsage(orgId, window.from, addDays(window.to, -1));
-          return { orgId, totals: usageReport(window, 'day', counters, storedDeltas).totals };
-        }),
+        wave.map(async (orgId) => ({ orgId, totals: (await usageOver(orgId, window, 'day')).totals })),
       );
       for (const { orgId, totals } of reports) {
         const value = metricOf(totals);

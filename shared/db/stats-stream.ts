@@ -99,20 +99,14 @@ const organizationOf = (increments: readonly Increment[]): string | undefined =>
   /^ORG#([^#]+)#/.exec(increments[0]?.key.pk ?? '')?.[1];
 
 /**
- * What a stream consumer counts exactly once per record: the increments a record adds. The daily
- * aggregates and the usage are one counting, so one marker per record serves both (a message
- * counted twice over would pay two markers: 2 WCU more a record).
+ * What a record adds to the daily aggregates of the analytics endpoints and to the organization's
+ * usage: one counting, so one marker per record serves both (counted twice over, a message would
+ * pay two markers: 2 WCU more a record).
  */
-export interface Counting {
-  name: string;
-  incrementsOf: (record: DynamoDBRecord) => Increment[];
-}
-
-/** The daily aggregates of the analytics endpoints and the organizations' usage. */
-export const dailyAggregatesAndUsage: Counting = {
-  name: 'daily aggregates and usage',
-  incrementsOf: (record) => [...incrementsOf(record), ...usageIncrementsOf(record)],
-};
+const countedIncrementsOf = (record: DynamoDBRecord): Increment[] => [
+  ...incrementsOf(record),
+  ...usageIncrementsOf(record),
+];
 
 /** The marker that says the record `eventId` of the stream was counted. */
 function markerWrite(orgId: string, eventId: string, nowMs: number): Write {
@@ -163,34 +157,34 @@ function actionsOf(chunk: readonly Countable[], nowMs: number): Write[] {
 }
 
 /**
- * Counts what `records` add (to the daily aggregates by default), each record once. Returns the
+ * Counts what `records` add to the daily aggregates and the usage, each record once. Returns the
  * event ids of the records that could not be counted in time (their chunk's items stayed busy or
  * throttled past the budget): the caller reports them, and the stream delivers them again.
  */
-export async function countRecords(
-  records: readonly DynamoDBRecord[],
-  counting: Counting = dailyAggregatesAndUsage,
-): Promise<Set<string>> {
+export async function countRecords(records: readonly DynamoDBRecord[]): Promise<Set<string>> {
   const countables: Countable[] = [];
   for (const record of records) {
     // A value that is no number (an image missing what the counters read) would fail the chunk's
     // transaction on every delivery: it is left out, and the rest of the record counts.
-    const increments = counting
-      .incrementsOf(record)
-      .filter((increment) => Object.values(increment.add).every(Number.isFinite));
+    const increments = countedIncrementsOf(record).filter((increment) =>
+      Object.values(increment.add).every(Number.isFinite),
+    );
     const orgId = organizationOf(increments);
     if (increments.length && orgId && record.eventID)
       countables.push({ eventId: record.eventID, orgId, increments });
   }
   const uncounted = new Set<string>();
   const chunks = chunksOf(await notYetCounted(countables));
-  const outcomes = await Promise.allSettled(chunks.map((chunk) => countChunk(counting, chunk)));
+  const outcomes = await Promise.allSettled(chunks.map(countChunk));
   outcomes.forEach((outcome, index) => {
     if (outcome.status === 'fulfilled') return;
-    logger.warn(`${counting.name}: a chunk of stream records was not counted, reported for redelivery`, {
-      error: outcome.reason as Error,
-      records: chunks[index]?.length,
-    });
+    logger.warn(
+      'daily aggregates and usage: a chunk of stream records was not counted, reported for redelivery',
+      {
+        error: outcome.reason as Error,
+        records: chunks[index]?.length,
+      },
+    );
     for (const countable of chunks[index] ?? []) uncounted.add(countable.eventId);
   });
   return uncounted;
@@ -209,14 +203,14 @@ async function notYetCounted(countables: readonly Countable[]): Promise<Countabl
 }
 
 /** One chunk in one transaction; a record whose marker is there already was counted, and leaves it. */
-async function countChunk(counting: Counting, chunk: Countable[]): Promise<void> {
+async function countChunk(chunk: Countable[]): Promise<void> {
   const budget = new RetryBudget(COUNT_BUDGET_MS);
   let pending = chunk;
   while (pending.length) {
     const failed = await transactUnlessConditionFails(actionsOf(pending, Date.now()), { budget });
     if (failed === undefined) return;
     if (failed >= pending.length)
-      throw new Error(`A counter update of the ${counting.name} failed its condition`);
+      throw new Error('A counter update of the daily aggregates or the usage failed its condition');
     pending = pending.filter((_, index) => index !== failed);
   }
 }
